@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import click
+import tomli_w
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -19,6 +20,7 @@ from .dataset import Row, RowError, read_rows
 from .errors import OfflineRecallError
 from .evals import Summary, Tally, windows
 from .models import DEFAULT_MODEL, bundled_manifests, cached_dir, load_manifest, weights_state
+from .pinning import pin_folder
 from .scorer import ContextRecallScorer, create_context_recall_scorer
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status
 
@@ -175,3 +177,24 @@ def list_models() -> None:
         )
         table.add_row(manifest.name, manifest.format, weights, cache, manifest.fingerprint)
     Console(width=200).print(table)
+
+
+@models.command("pin")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--name", required=True, help="The model's name in results and manifests.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Manifest file to write (default: NAME.toml).",
+)
+def pin_model(folder: Path, name: str, out: Path | None) -> None:
+    """Write a manifest pinning a local safetensors model FOLDER by its files' sha256."""
+    try:
+        manifest = pin_folder(folder, name)
+    except OfflineRecallError as e:
+        raise click.ClickException(str(e)) from e
+    target = out or Path(f"{name}.toml")
+    target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
+    load_manifest(target)  # what was written must read back as a valid manifest
+    click.echo(f"wrote {target}; score with: offline-recall score DATA --model {target}")

@@ -16,6 +16,8 @@ import os
 import shutil
 import tempfile
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -190,6 +192,20 @@ def _cache_is_intact(folder: Path) -> bool:
     )
 
 
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Hide transformers' per-tensor progress bars while weights load or save."""
+    from transformers.utils import logging
+
+    was_enabled = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        if was_enabled:
+            logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
     """Dequantise the GGUF into a safetensors folder, written atomically with its hashes."""
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
@@ -198,12 +214,13 @@ def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".converting-", dir=target.parent))
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
-        model = AutoModelForCausalLM.from_pretrained(
-            source, gguf_file=gguf, quantization_config=GgufConfig(dequantize=True)
-        )
-        model.save_pretrained(work, safe_serialization=True)
-        tokenizer.save_pretrained(work)
+        with quiet_loading():
+            tokenizer = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
+            model = AutoModelForCausalLM.from_pretrained(
+                source, gguf_file=gguf, quantization_config=GgufConfig(dequantize=True)
+            )
+            model.save_pretrained(work, safe_serialization=True)
+            tokenizer.save_pretrained(work)
         files = {p.name: sha256_file(p) for p in sorted(work.iterdir()) if p.is_file()}
         marker = {"fingerprint": manifest.fingerprint, "source": gguf, "files": files}
         (work / _MARKER).write_text(json.dumps(marker, indent=2))

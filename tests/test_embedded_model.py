@@ -18,7 +18,7 @@ from offline_recall import (
     create_context_recall_scorer,
     load_manifest,
 )
-from offline_recall.backends import Backend
+from offline_recall.backends import Backend, create_backend
 from offline_recall.cli import main
 from offline_recall.models import cached_dir
 
@@ -84,3 +84,17 @@ def test_cli_scores_the_example_end_to_end(embedded: Backend, tmp_path: Path) ->
     assert len(scored) >= 10
     assert all(r["score"] is None for r in rows if r["status"] == "error")
     assert "mean recall" in result.output
+
+
+def test_a_pinned_folder_runs_the_same_model(embedded: Backend, tmp_path: Path) -> None:
+    """The converted cache is a safetensors folder: pinned as a user's own model, it loads
+    through the folder path and judges exactly like the embedded manifest."""
+    folder = cached_dir(load_manifest())
+    out = tmp_path / "pinned.toml"
+    result = CliRunner().invoke(
+        main, ["models", "pin", str(folder), "--name", "pinned", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    pinned = create_backend("transformers", load_manifest(out))
+    pairs = [(CONTEXT, c) for c in CLAIMS]
+    assert pinned.judge(pairs) == pytest.approx(embedded.judge(pairs), abs=1e-6)

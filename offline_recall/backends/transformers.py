@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
 from ..errors import MissingExtraError, ModelError
-from ..models import ModelManifest, model_dir
+from ..models import ModelManifest, model_dir, quiet_loading
 from ..prompts import Message, load_prompts
 from .base import BackendInfo, Failed
 
@@ -78,13 +78,14 @@ class TransformersBackend:
             Any,
             AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False),
         )
-        model = AutoModelForCausalLM.from_pretrained(
-            folder,
-            local_files_only=True,
-            trust_remote_code=False,
-            use_safetensors=True,
-            dtype=torch.float32,
-        )
+        with quiet_loading():
+            model = AutoModelForCausalLM.from_pretrained(
+                folder,
+                local_files_only=True,
+                trust_remote_code=False,
+                use_safetensors=True,
+                dtype=torch.float32,
+            )
         self._model: Any = cast(Any, model).to(device).eval()
         self._yes = self._single_token(self._prompts.judge.yes)
         self._no = self._single_token(self._prompts.judge.no)
