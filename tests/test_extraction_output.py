@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from offline_recall.backends.transformers import finished_claims
+from offline_recall.backends.claims import finished_claims
 
 
 def test_a_claim_list_cut_off_mid_claim_keeps_the_finished_claims() -> None:

@@ -221,3 +221,12 @@ def test_results_carry_model_and_prompt_identity(fake: FakeBackend) -> None:
     assert result.model_fingerprint == fake.info.fingerprint
     assert result.prompt_version == "fake"
     assert result.library_version
+
+
+def test_identical_work_across_batches_is_done_once() -> None:
+    fake = FakeBackend()
+    s = scorer(fake)
+    s.run_many([{"groundTruth": "Paris is in France."}])
+    s.run_many([{"groundTruth": "Paris is in France."}, {"groundTruth": "Rome is in Italy."}])
+    assert fake.extract_calls == [["Paris is in France."], ["Rome is in Italy."]]
+    assert [len(call) for call in fake.judge_calls] == [len(CTX), len(CTX)]

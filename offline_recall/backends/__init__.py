@@ -18,12 +18,19 @@ def _transformers(manifest: ModelManifest) -> Backend:
     return TransformersBackend(manifest)
 
 
+def _vllm(manifest: ModelManifest) -> Backend:
+    from .vllm import VLLMBackend
+
+    return VLLMBackend(manifest)
+
+
 def _fake(manifest: ModelManifest) -> Backend:
     return FakeBackend(threshold=manifest.threshold)
 
 
 BACKENDS: dict[str, BackendFactory] = {
     "transformers": _transformers,
+    "vllm": _vllm,
     "fake": _fake,
 }
 

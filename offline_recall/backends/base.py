@@ -18,6 +18,7 @@ class BackendInfo(BaseModel):
     threshold: float = Field(ge=0.0, le=1.0, description="supported = P(yes) >= threshold")
     context_budget: int = Field(gt=1, description="Tokens one context chunk may take")
     text_budget: int = Field(gt=1, description="Tokens one ground-truth piece may take")
+    window: int = Field(default=16, gt=0, description="Items a bulk run sends per batch")
 
 
 class Failed(NamedTuple):

@@ -3,50 +3,20 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, cast
-
-from pydantic import BaseModel, Field, StringConstraints, ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import MissingExtraError, ModelError
 from ..models import ModelManifest, model_dir, quiet_loading
 from ..prompts import Message, load_prompts
 from .base import BackendInfo, Failed
+from .claims import claim_list_type, parse_claims
 
 if TYPE_CHECKING:
     import torch
 
-Claim = Annotated[str, StringConstraints(min_length=1)]
 # Keys and values of a cached prefix, per token, may use this many tokens of a verdict batch.
 _BATCH_TOKENS = 16_384
-
-
-def claim_list_type(max_claims: int) -> type[BaseModel]:
-    """The output type of extraction: `{"claims": [...]}` with 1..max_claims strings."""
-
-    class ClaimList(BaseModel):
-        claims: list[Claim] = Field(min_length=1, max_length=max_claims)
-
-    return ClaimList
-
-
-def finished_claims(raw: str) -> list[str]:
-    """The complete strings of a `{"claims": [...]` output that was cut off mid-list."""
-    decoder = json.JSONDecoder()
-    start = raw.find("[")
-    if start < 0:
-        return []
-    claims: list[str] = []
-    pos = start + 1
-    while True:
-        pos = len(raw) - len(raw[pos:].lstrip(" \n\t,"))
-        try:
-            value, pos = decoder.raw_decode(raw, pos)
-        except json.JSONDecodeError:
-            return claims
-        if isinstance(value, str) and value.strip():
-            claims.append(value)
 
 
 def _common_prefix(rows: Sequence[Sequence[int]]) -> int:
@@ -60,7 +30,14 @@ def _common_prefix(rows: Sequence[Sequence[int]]) -> int:
 class TransformersBackend:
     """Runs a pinned model with transformers on CPU (or GPU when `device` says so)."""
 
-    def __init__(self, manifest: ModelManifest, *, device: str = "cpu", batch_size: int = 16):
+    def __init__(
+        self,
+        manifest: ModelManifest,
+        *,
+        device: str = "cpu",
+        batch_size: int = 16,
+        reuse_prefix: bool = True,
+    ) -> None:
         try:
             import outlines
             import torch
@@ -72,6 +49,7 @@ class TransformersBackend:
         self._manifest = manifest
         self._device = device
         self._batch_size = batch_size
+        self._reuse_prefix = reuse_prefix
         self._prompts = load_prompts(manifest.prompt_version)
         # Engine objects stay untyped here: their stubs do not describe these call patterns.
         self._tokenizer: Any = cast(
@@ -108,6 +86,16 @@ class TransformersBackend:
     def info(self) -> BackendInfo:
         return self._info
 
+    @property
+    def model(self) -> Any:
+        """The loaded transformers model (for measurements of the bare engine)."""
+        return self._model
+
+    def judge_prompt(self, context: str, claim: str) -> list[int]:
+        """The token ids of the yes/no prompt for one pair, context first."""
+        ids: list[int] = self._render(self._prompts.judge_messages(context, claim))
+        return ids
+
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -138,19 +126,8 @@ class TransformersBackend:
     def _extract_one(self, text: str) -> list[str] | Failed:
         prompt = self._render(self._prompts.extract_messages(text), tokenize=False)
         limit = self._manifest.decoding.max_new_tokens
-        raw = str(self._generator(prompt, max_new_tokens=limit, do_sample=False))
-        try:
-            parsed = self._claims_type.model_validate(json.loads(raw))
-            claims: list[str] = parsed.claims  # type: ignore[attr-defined]
-            return claims
-        except (json.JSONDecodeError, ValidationError):
-            # The grammar only lets the output stop early by running into the token bound,
-            # which a small model does by repeating itself inside one claim. The claims it
-            # finished before that stand; the runaway one is dropped.
-            finished = finished_claims(raw)
-            if finished:
-                return finished
-            return Failed(f"claim extraction did not finish a single claim in {limit} tokens")
+        raw = self._generator(prompt, max_new_tokens=limit, do_sample=False)
+        return parse_claims(str(raw), self._claims_type, limit)
 
     # Attribution ----------------------------------------------------------------------
 
@@ -169,23 +146,27 @@ class TransformersBackend:
     def _judge_context(self, context: str, claims: list[str]) -> list[float]:
         import torch
 
-        rows: list[list[int]] = [
-            self._render(self._prompts.judge_messages(context, c)) for c in claims
-        ]
+        rows = [self.judge_prompt(context, c) for c in claims]
+        # Shortest first, so a batch's rows are alike in length and pad little.
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        rows = [rows[i] for i in order]
         # The shared prefix is taken at token level; each row keeps at least one own token.
-        prefix = min(_common_prefix(rows), min(len(r) for r in rows) - 1)
+        prefix = min(_common_prefix(rows), len(rows[0]) - 1)
+        if not self._reuse_prefix or len(rows) == 1:
+            prefix = 0
         with torch.inference_mode():
             cache = None
-            if prefix > 0 and len(rows) > 1:
+            if prefix > 0:
                 head = torch.tensor([rows[0][:prefix]], device=self._device)
-                cache = self._model(input_ids=head, use_cache=True).cache
-            else:
-                prefix = 0
+                cache = self._model(input_ids=head, use_cache=True).past_key_values
             step = max(1, min(self._batch_size, _BATCH_TOKENS // max(1, prefix)))
-            out: list[float] = []
+            p_yes: list[float] = []
             for start in range(0, len(rows), step):
                 batch = [r[prefix:] for r in rows[start : start + step]]
-                out.extend(self._judge_suffixes(cache, prefix, batch))
+                p_yes.extend(self._judge_suffixes(cache, prefix, batch))
+        out = [0.0] * len(rows)
+        for i, p in zip(order, p_yes, strict=True):
+            out[i] = p
         return out
 
     def _judge_suffixes(self, cache: Any, prefix: int, suffixes: list[list[int]]) -> list[float]:
@@ -205,7 +186,7 @@ class TransformersBackend:
         if cache is not None:
             batch_cache = copy.deepcopy(cache)
             batch_cache.batch_repeat_interleave(len(suffixes))
-            kwargs["cache"] = batch_cache
+            kwargs["past_key_values"] = batch_cache
         logits = self._model(**kwargs).logits
         last = torch.tensor([len(s) - 1 for s in suffixes])
         answer = logits[torch.arange(len(suffixes)), last][:, [self._yes, self._no]]

@@ -1,0 +1,286 @@
+"""Throughput of the engines on the embedded model: what a verdict costs, and the limit.
+
+    python benchmarks/throughput.py [--items 24] [--data ROSE_E2E.jsonl]
+
+Data: RoSE end-to-end dev items (reference summary as the ground truth, one system summary
+as the context), chosen with a fixed seed. Claims are extracted once by the transformers
+backend and every mode judges the same (context, claim) pairs, so the verdict stages are
+comparable. Each vLLM mode runs in its own process (one engine per process).
+
+Modes:
+  hf-naive      transformers, one forward pass per pair, no prefix reuse
+  hf-reuse      transformers, a context's cached prefix reused, its claims batched
+  vllm-nocache  vLLM with prefix caching off
+  vllm          vLLM with prefix caching (block size 32)
+  raw           the engine alone: a bare generate (one token, no grammar, no log-probabilities,
+                no caching) over exactly the tokens the cached path must compute: each context's
+                prompt once, and every other prompt's own tail
+
+Efficiency = the raw engine's time for the non-cached tokens / the mode's time.
+Then: cost per item against the number of claims and the context length (vLLM, hf-reuse),
+and the bulk runner's peak memory for 1,000 and 10,000 items (fake backend: the runner's
+own memory, which is what grows with the number of items; an engine's is fixed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from offline_recall import load_manifest
+from offline_recall.backends.transformers import TransformersBackend
+
+ROOT = Path(__file__).resolve().parents[1]
+ROSE = ROOT.parent / "shared" / "data" / "rose" / "e2e_acu_recall_dev.jsonl"
+Pair = tuple[str, str]
+
+
+def load_items(path: Path, n: int) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    random.Random(7).shuffle(rows)
+    seen: set[str] = set()
+    items = []
+    for row in rows:  # distinct references, so every item is its own extraction
+        if row["reference"] not in seen and row["contexts"]:
+            seen.add(row["reference"])
+            items.append({"ground_truth": row["reference"], "context": row["contexts"][0]})
+        if len(items) == n:
+            break
+    return items
+
+
+def timed(fn: Any, *args: Any) -> tuple[Any, float]:
+    started = time.perf_counter()
+    value = fn(*args)
+    return value, time.perf_counter() - started
+
+
+def split_tokens(
+    backend: TransformersBackend, pairs: list[Pair]
+) -> tuple[list[list[int]], int, int]:
+    """Raw-engine inputs with the non-cached tokens, and the total prompt tokens of all pairs.
+
+    Per context: its first pair's whole prompt, then each other pair's tokens past the
+    prompt head the context's pairs share.
+    """
+    by_context: dict[str, list[list[int]]] = {}
+    for context, claim in pairs:
+        ids = backend.judge_prompt(context, claim)
+        by_context.setdefault(context, []).append(ids)
+    inputs: list[list[int]] = []
+    total = 0
+    for rows in by_context.values():
+        total += sum(len(r) for r in rows)
+        shared = min(len(r) for r in rows) - 1
+        while shared > 0 and any(r[:shared] != rows[0][:shared] for r in rows):
+            shared -= 1
+        inputs.append(rows[0])
+        inputs.extend(r[shared:] for r in rows[1:])
+    return inputs, sum(len(i) for i in inputs), total
+
+
+def synthetic(items: list[dict[str, Any]], claims: int, context_tokens: int) -> list[Pair]:
+    """One item: a context of about `context_tokens` words-ish, `claims` distinct claims."""
+    words = " ".join(i["context"] for i in items).split()
+    context = " ".join(words[: int(context_tokens * 0.75)])
+    sentences = [s for i in items for s in i["ground_truth"].split(". ") if len(s) > 20]
+    return [(context, f"{sentences[k % len(sentences)]} ({k})") for k in range(claims)]
+
+
+# The vLLM side, one engine per process --------------------------------------------------
+
+
+def vllm_worker(mode: str, job: Path, out: Path) -> None:
+    from vllm import SamplingParams
+    from vllm.inputs import TokensPrompt
+
+    from offline_recall.backends.vllm import VLLMBackend
+
+    spec = json.loads(job.read_text())
+    pairs = [tuple(p) for p in spec["pairs"]]
+    started = time.perf_counter()
+    engine = VLLMBackend(load_manifest(), prefix_caching=(mode == "vllm"))
+    report: dict[str, Any] = {"start_s": time.perf_counter() - started}
+    engine.judge(pairs[:2])  # compiles the yes/no grammar once, outside the timings
+    _, report["extract_s"] = timed(engine.extract_claims, spec["texts"])
+    p_yes, report["judge_s"] = timed(engine.judge, pairs)
+    report["p_yes"] = p_yes
+    llm = engine.llm
+    if mode == "vllm-nocache":
+        bare = SamplingParams(temperature=0.0, max_tokens=1)
+        inputs = [TokensPrompt(prompt_token_ids=ids) for ids in spec["raw_inputs"]]
+        llm.generate(inputs[:2], bare, use_tqdm=False)
+        _, report["raw_s"] = timed(lambda: llm.generate(inputs, bare, use_tqdm=False))
+    if mode == "vllm":
+        report["scaling"] = []
+        for name, shape in spec["scaling"]:
+            llm.reset_prefix_cache()
+            _, seconds = timed(engine.judge, [tuple(p) for p in shape])
+            report["scaling"].append([name, seconds])
+    out.write_text(json.dumps(report))
+
+
+def run_vllm(mode: str, spec: dict[str, Any]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        job, out = Path(tmp) / "job.json", Path(tmp) / "out.json"
+        job.write_text(json.dumps(spec))
+        cmd = [sys.executable, __file__, "--worker", mode, "--job", str(job), "--out", str(out)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        result: dict[str, Any] = json.loads(out.read_text())
+        return result
+
+
+# Memory of the bulk runner ---------------------------------------------------------------
+
+
+def peak_memory_mib(n: int) -> float:
+    """Peak RSS of `offline-recall score` over n synthetic rows (fake backend), in MiB."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data.jsonl"
+        with data.open("w") as f:
+            for i in range(n):
+                row = {
+                    "id": i,
+                    "groundTruth": f"Item {i} has a claim. It has a second claim {i}.",
+                    "context": [f"Item {i} has a claim.", "Unrelated text " * 20],
+                }
+                f.write(json.dumps(row) + "\n")
+        code = (
+            "import resource, sys; from offline_recall.cli import main\n"
+            "try: main(sys.argv[1:])\nexcept SystemExit: pass\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        )
+        args = ["score", str(data), "--backend", "fake", "--out", str(Path(tmp) / "r.jsonl")]
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
+        )
+        return int(done.stdout.strip().splitlines()[-1]) / 1024
+
+
+# The whole benchmark ---------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--items", type=int, default=24)
+    parser.add_argument("--data", type=Path, default=ROSE)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--job", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        vllm_worker(args.worker, args.job, args.out)
+        return
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    items = load_items(args.data, args.items)
+    texts = [i["ground_truth"] for i in items]
+    manifest = load_manifest()
+    hf = TransformersBackend(manifest)
+    extracted, hf_extract_s = timed(hf.extract_claims, texts)
+    pairs: list[Pair] = [
+        (item["context"], claim)
+        for item, claims in zip(items, extracted, strict=True)
+        if isinstance(claims, list)
+        for claim in dict.fromkeys(claims)
+    ]
+    raw_inputs, noncached_tokens, prompt_tokens = split_tokens(hf, pairs)
+
+    scaling_shapes = [
+        (f"claims={k}, context~400 tok", synthetic(items[i:], k, 400))
+        for i, k in enumerate((1, 4, 16, 64))
+    ] + [
+        (f"context~{c} tok, claims=8", synthetic(items[4 + i :], 8, c))
+        for i, c in enumerate((100, 400, 1600))
+    ]
+
+    timings: dict[str, float] = {}
+    _, timings["hf-naive"] = timed(
+        TransformersBackend(manifest, reuse_prefix=False, batch_size=1).judge, pairs
+    )
+    hf_p, timings["hf-reuse"] = timed(hf.judge, pairs)
+    raw_hf_s = 0.0
+    import torch
+
+    with torch.inference_mode():
+        started = time.perf_counter()
+        for ids in raw_inputs:
+            hf.model(input_ids=torch.tensor([ids]))
+        raw_hf_s = time.perf_counter() - started
+    hf_scaling = []
+    for name, shape in scaling_shapes:
+        _, seconds = timed(hf.judge, shape)
+        hf_scaling.append((name, seconds))
+    del hf
+
+    spec = {
+        "texts": texts,
+        "pairs": pairs,
+        "raw_inputs": raw_inputs,
+        "scaling": scaling_shapes,
+    }
+    nocache = run_vllm("vllm-nocache", spec)
+    full = run_vllm("vllm", spec)
+    timings["vllm-nocache"], timings["vllm"] = nocache["judge_s"], full["judge_s"]
+    extract_s = {
+        "hf-naive": hf_extract_s,
+        "hf-reuse": hf_extract_s,
+        "vllm-nocache": nocache["extract_s"],
+        "vllm": full["extract_s"],
+    }
+    raw_s = {"hf": raw_hf_s, "vllm": nocache["raw_s"]}
+    agree = max(abs(a - b) for a, b in zip(full["p_yes"], hf_p, strict=True))
+
+    n, v = len(items), len(pairs)
+    print(
+        f"{n} items, {v} verdicts, {prompt_tokens} prompt tokens "
+        f"({noncached_tokens} not shared between a context's prompts); "
+        f"max |P(yes) vLLM - transformers| = {agree:.1e}"
+    )
+    print()
+    print("| mode | extract s | judge s | items/s | verdicts/s | prompt tok/s | efficiency |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for mode, judge_s in timings.items():
+        engine = "vllm" if mode.startswith("vllm") else "hf"
+        limit = raw_s[engine]
+        print(
+            f"| {mode} | {extract_s[mode]:.1f} | {judge_s:.1f} | "
+            f"{n / (extract_s[mode] + judge_s):.3f} | {v / judge_s:.1f} | "
+            f"{prompt_tokens / judge_s:.0f} | {limit / judge_s:.0%} |"
+        )
+    for engine, seconds in raw_s.items():
+        print(
+            f"| raw {engine} | | {seconds:.1f} | | {v / seconds:.1f} | "
+            f"{noncached_tokens / seconds:.0f} (non-cached) | 100% |"
+        )
+    base = n / (extract_s["hf-naive"] + timings["hf-naive"])
+    best = n / (extract_s["vllm"] + timings["vllm"])
+    print()
+    print(
+        f"vLLM full items/s / naive baseline items/s = {best / base:.1f}x; "
+        f"verdicts alone: {timings['hf-naive'] / timings['vllm']:.1f}x; "
+        f"vLLM engine start {full['start_s']:.0f} s (not counted)"
+    )
+    print()
+    print("| one item | hf-reuse s | vllm s |")
+    print("|---|---:|---:|")
+    for (name, hf_s), (_, vllm_s) in zip(hf_scaling, full["scaling"], strict=True):
+        print(f"| {name} | {hf_s:.2f} | {vllm_s:.2f} |")
+    print()
+    small, large = peak_memory_mib(1_000), peak_memory_mib(10_000)
+    print("| bulk runner (fake backend) | peak RSS MiB |")
+    print("|---|---:|")
+    print(f"| 1,000 items | {small:.0f} |")
+    print(f"| 10,000 items | {large:.0f} (+{large / small - 1:.0%}) |")
+
+
+if __name__ == "__main__":
+    main()

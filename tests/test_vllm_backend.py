@@ -1,0 +1,93 @@
+"""The vLLM backend on CPU with the embedded model (needs `make setup-vllm`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from offline_recall import ContextRecallOptions, Status, create_context_recall_scorer, load_manifest
+from offline_recall.backends import Backend, create_backend
+
+from .conftest import EXAMPLE
+
+pytest.importorskip("vllm", reason="the vLLM engine is not installed: make setup-vllm")
+pytestmark = [pytest.mark.model, pytest.mark.vllm]
+
+# Decisions are compared only where the transformers margin log P(yes) - log P(no) is at least
+# this far from the threshold's margin. Both engines run fp32 here and differ by ~1e-5 in P(yes);
+# bf16 (vLLM's usual GPU dtype) moves margins by up to a few hundredths, so 0.1 leaves room.
+MARGIN = 0.1
+
+
+def _pairs() -> list[tuple[str, str]]:
+    """Every (context chunk, claim-like sentence) pair of the example dataset."""
+    rows = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+    sentences = [s for r in rows for s in r["groundTruth"].split(". ") if s]
+    contexts = [c for r in rows for c in r["context"]]
+    return [(c, s) for c in contexts[:6] for s in sentences[:6]]
+
+
+@pytest.fixture(scope="module")
+def engine(model_cache: Path) -> Backend:
+    return create_backend("vllm", load_manifest())
+
+
+def test_verdicts_agree_with_transformers(engine: Backend, embedded: Backend) -> None:
+    pairs = _pairs()
+    vllm_p = engine.judge(pairs)
+    hf_p = embedded.judge(pairs)
+    threshold = load_manifest().threshold
+    cut = math.log(threshold / (1 - threshold))
+    compared = 0
+    for (context, claim), pv, ph in zip(pairs, vllm_p, hf_p, strict=True):
+        assert 0.0 <= pv <= 1.0
+        assert pv == pytest.approx(ph, abs=1e-3), (context, claim)
+        if abs(math.log(ph / (1 - ph)) - cut) >= MARGIN:
+            compared += 1
+            assert (pv >= threshold) == (ph >= threshold), (context, claim, pv, ph)
+    assert compared >= len(pairs) // 2
+
+
+def test_extraction_follows_the_schema(engine: Backend) -> None:
+    first, second = engine.extract_claims(
+        ["Canberra is the capital of Australia.", "Water boils at 100 degrees Celsius."]
+    )
+    for claims in (first, second):
+        assert isinstance(claims, list) and claims
+        assert len(claims) <= load_manifest().decoding.max_claims
+
+
+def test_scorer_on_vllm_is_repeatable(engine: Backend) -> None:
+    scorer = create_context_recall_scorer(
+        engine, ContextRecallOptions(context=["Canberra is the capital city of Australia."])
+    )
+    runs = [{"groundTruth": "Canberra is the capital of Australia."}] * 2
+    first, second = scorer.run_many(runs)
+    assert first.status is Status.OK
+    assert first == second == scorer.run(runs[0])
+
+
+def test_cli_scores_the_example_with_vllm(tmp_path: Path, model_cache: Path) -> None:
+    """A real process, as a user runs it: the engine spawns its workers from it."""
+    out = tmp_path / "results.jsonl"
+    env = {**os.environ, "OFFLINE_RECALL_CACHE": str(model_cache)}
+    cli = Path(sys.executable).with_name("offline-recall")
+    done = subprocess.run(
+        [str(cli), "score", str(EXAMPLE), "--backend", "vllm", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["line"] for r in rows] == list(range(1, 13))
+    assert sum(r["status"] == "ok" for r in rows) >= 10
+    assert "mean recall" in done.stdout
