@@ -2,9 +2,18 @@
 
 from ._version import __version__
 from .backends import Backend, BackendInfo, Failed, FakeBackend, create_backend
-from .errors import ConfigurationError, MissingExtraError, ModelError, OfflineRecallError
+from .compare import Comparison, compare_runs
+from .errors import (
+    ConfigurationError,
+    DatasetError,
+    MissingExtraError,
+    ModelError,
+    OfflineRecallError,
+)
 from .evals import EvalResult, ItemResult, Summary, run_evals
+from .formats import Dataset, open_dataset
 from .models import DEFAULT_MODEL, ModelManifest, load_manifest
+from .results import ResultRecord, read_results
 from .scorer import ContextRecallScorer, create_context_recall_scorer
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status, Verdict
 
@@ -12,9 +21,12 @@ __all__ = [
     "DEFAULT_MODEL",
     "Backend",
     "BackendInfo",
+    "Comparison",
     "ConfigurationError",
     "ContextRecallOptions",
     "ContextRecallScorer",
+    "Dataset",
+    "DatasetError",
     "EvalResult",
     "Failed",
     "FakeBackend",
@@ -24,13 +36,17 @@ __all__ = [
     "ModelManifest",
     "OfflineRecallError",
     "RecallResult",
+    "ResultRecord",
     "ScorerRun",
     "Status",
     "Summary",
     "Verdict",
     "__version__",
+    "compare_runs",
     "create_backend",
     "create_context_recall_scorer",
     "load_manifest",
+    "open_dataset",
+    "read_results",
     "run_evals",
 ]

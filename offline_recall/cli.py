@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import click
 import tomli_w
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from ._version import __version__
 from .backends import BACKENDS
-from .dataset import Row, RowError, read_rows
+from .compare import PairBy, compare_runs
+from .compare_text import comparison_text
+from .dataset import Row, RowError
 from .errors import OfflineRecallError
 from .evals import Summary, Tally, windows
+from .formats import Dataset, open_dataset, parse_mapping
 from .models import DEFAULT_MODEL, bundled_manifests, cached_dir, load_manifest, weights_state
 from .pinning import pin_folder
+from .results import (
+    OutputFormat,
+    ResultRecord,
+    ResultWriter,
+    closing_writer,
+    open_writer,
+    output_format,
+    read_results,
+)
 from .scorer import ContextRecallScorer, create_context_recall_scorer
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status
 
@@ -36,11 +48,6 @@ def main() -> None:
     """Context recall for RAG evaluation on a local, pinned, open-weight model."""
 
 
-def _count_lines(path: Path) -> int:
-    with path.open("rb") as f:
-        return sum(1 for line in f if line.strip())
-
-
 def _score_rows(
     scorer: ContextRecallScorer, rows: Sequence[Row | RowError]
 ) -> Iterator[tuple[Row | RowError, RecallResult]]:
@@ -54,9 +61,12 @@ def _score_rows(
         yield r, (scorer.error_result(r.message) if isinstance(r, RowError) else next(scored))
 
 
-def _write(out: TextIO, row: Row | RowError, result: RecallResult) -> None:
-    record = {"line": row.line, "id": row.id, **result.model_dump(mode="json")}
-    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+def _write(out: ResultWriter | None, row: Row | RowError, result: RecallResult) -> ResultRecord:
+    """The result record of `row`, with its input, ground truth and context, written to `out`."""
+    record = ResultRecord.of(row, result)
+    if out is not None:
+        out.write(record)
+    return record
 
 
 def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) -> Table:
@@ -81,6 +91,47 @@ def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) ->
     return table
 
 
+def _open_dataset(data: Path, mapping: Sequence[str], context_sep: str | None) -> Dataset:
+    try:
+        return open_dataset(data, parse_mapping(mapping), context_sep)
+    except OfflineRecallError as e:
+        raise click.ClickException(str(e)) from e
+
+
+def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
+    """Where results go and in which form: the format follows --out's extension unless given."""
+    if fmt == "table":
+        return out, "table"
+    chosen = OutputFormat(fmt) if fmt else (output_format(out) if out else OutputFormat.JSONL)
+    if out is not None and fmt is not None and output_format(out) != chosen:
+        raise click.ClickException(
+            f"--out {out} does not end in .{chosen.value} for --format {fmt}"
+        )
+    return out or Path(f"results.{chosen.value}"), chosen.value
+
+
+def _items_table(records: Sequence[ResultRecord]) -> Table:
+    table = Table(title="Items")
+    table.add_column("line", justify="right")
+    table.add_column("id")
+    table.add_column("status")
+    table.add_column("score", justify="right")
+    table.add_column("supported", justify="right")
+    table.add_column("missing claims or error", overflow="fold")
+    for r in records:
+        supported = sum(v.supported for v in r.verdicts)
+        missing = "; ".join(v.claim for v in r.verdicts if not v.supported)
+        table.add_row(
+            str(r.line),
+            "" if r.id is None else str(r.id),
+            r.status.value,
+            "n/a" if r.score is None else f"{r.score:.2f}",
+            f"{supported}/{len(r.verdicts)}",
+            r.error or missing,
+        )
+    return table
+
+
 @main.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -92,9 +143,30 @@ def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) ->
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("results.jsonl"),
-    show_default=True,
-    help="Where to write one result per input line (JSON Lines).",
+    default=None,
+    help="Where to write one result per input row [default: results.jsonl, or "
+    "results.parquet with --format parquet].",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet", "table"]),
+    default=None,
+    help="Results as JSON Lines or Parquet (default: from --out's extension), or a table "
+    "on the terminal (and --out only if given).",
+)
+@click.option(
+    "--map",
+    "mapping",
+    multiple=True,
+    metavar="FIELD=COLUMN",
+    help="Read FIELD (id, input, ground_truth, context) from COLUMN. Repeatable.",
+)
+@click.option(
+    "--context-sep",
+    default=None,
+    metavar="TEXT",
+    help="CSV and Parquet: the context cell holds chunks joined by TEXT (default: a JSON list).",
 )
 @click.option("--scale", type=click.FloatRange(min=0), default=1.0, show_default=True)
 @click.option(
@@ -104,11 +176,28 @@ def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) ->
     help="Exit with status 1 when the mean recall is below this (for CI gates).",
 )
 def score(
-    data: Path, model: str, backend: str, out: Path, scale: float, fail_under: float | None
+    data: Path,
+    model: str,
+    backend: str,
+    out: Path | None,
+    fmt: str | None,
+    mapping: tuple[str, ...],
+    context_sep: str | None,
+    scale: float,
+    fail_under: float | None,
 ) -> None:
-    """Score a JSON Lines dataset: input, groundTruth (or ground_truth), context (list)."""
+    """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
+
+    Field names of Mastra (groundTruth), RAGAS (user_input, reference, retrieved_contexts) and
+    offline-recall (ground_truth, context) are detected; --map names any other column.
+    """
     console = Console(stderr=True)
     started = time.perf_counter()
+    out, form = _output(out, fmt)
+    dataset = _open_dataset(data, mapping, context_sep)
+    console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
+    for warning in dataset.detection.warnings():
+        console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
     scorer = create_context_recall_scorer(
         model,
         ContextRecallOptions(context_extractor=recorded_context, scale=scale),
@@ -120,6 +209,7 @@ def score(
         raise click.ClickException(str(e)) from e
 
     tally = Tally()
+    shown: list[ResultRecord] = []
     progress = Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -127,26 +217,116 @@ def score(
         TimeElapsedColumn(),
         console=console,
     )
-    with out.open("w", encoding="utf-8") as sink, progress:
-        task = progress.add_task("scoring", total=_count_lines(data))
-        for window in windows(read_rows(data)):
+    writer = None if out is None else open_writer(out, output_format(out))
+    with closing_writer(writer), progress:
+        task = progress.add_task("scoring", total=dataset.total)
+        for window in windows(dataset.rows(), info.window):
             try:
                 scored = list(_score_rows(scorer, window))
             except OfflineRecallError as e:
                 raise click.ClickException(str(e)) from e
             for row, result in scored:
-                _write(sink, row, result)
+                record = _write(writer, row, result)
                 tally.add(result)
-            sink.flush()
+                if form == "table":
+                    shown.append(record)
+            if writer is not None:
+                writer.flush()
             progress.advance(task, len(window))
 
     summary = tally.summary()
     seconds = time.perf_counter() - started
+    if form == "table":
+        Console().print(_items_table(shown))
     Console().print(_summary_table(summary, seconds, info.fingerprint, info.prompt_version))
-    console.print(f"results: {out}")
+    if out is not None:
+        console.print(f"results: {out}")
     if fail_under is not None and (summary.mean is None or summary.mean < fail_under):
         mean = "none" if summary.mean is None else f"{summary.mean:.4f}"
         raise click.ClickException(f"mean recall {mean} is under --fail-under {fail_under}")
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="The HTML file to write.",
+)
+def report(results: Path, out: Path) -> None:
+    """Write a self-contained HTML report of a scored run (a file written by `score`)."""
+    from .report import render_report
+
+    records = _read_results(results)
+    out.write_text(render_report(records, source=results.name), encoding="utf-8")
+    click.echo(f"wrote {out} ({len(records)} items)")
+
+
+def _read_results(path: Path) -> list[ResultRecord]:
+    try:
+        return read_results(path)
+    except OfflineRecallError as e:
+        raise click.ClickException(str(e)) from e
+
+
+@main.command()
+@click.argument("run_a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the comparison as an HTML page.",
+)
+@click.option(
+    "--allow-mismatch",
+    is_flag=True,
+    help="Compare runs scored with different models or prompt versions.",
+)
+@click.option(
+    "--pair-by",
+    type=click.Choice([p.value for p in PairBy]),
+    default=PairBy.AUTO.value,
+    show_default=True,
+    help="Match items by id, by line, or by id when both runs have unique shared ids.",
+)
+@click.option(
+    "--show",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Items whose flipped claims are printed.",
+)
+def compare(
+    run_a: Path, run_b: Path, html: Path | None, allow_mismatch: bool, pair_by: str, show: int
+) -> None:
+    """Compare two scored runs item by item: B minus A, its uncertainty, and flipped verdicts."""
+    try:
+        comparison = compare_runs(
+            _read_results(run_a),
+            _read_results(run_b),
+            names=(run_a.name, run_b.name),
+            pair_by=PairBy(pair_by),
+        )
+    except OfflineRecallError as e:
+        raise click.ClickException(str(e)) from e
+    if comparison.mismatch and not allow_mismatch:
+        raise click.ClickException(
+            f"the runs differ ({'; '.join(comparison.mismatch)}); "
+            "pass --allow-mismatch to compare them anyway"
+        )
+    if comparison.paired == 0:
+        raise click.ClickException(
+            f"no item of {run_a.name} pairs with one of {run_b.name} by {comparison.paired_by}"
+        )
+    click.echo(comparison_text(comparison, show=show))
+    if html is not None:
+        from .report import render_comparison
+
+        html.write_text(render_comparison(comparison), encoding="utf-8")
+        click.echo(f"\nwrote {html}")
 
 
 @main.group()

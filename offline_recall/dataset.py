@@ -1,9 +1,9 @@
-"""Reading a labelled dataset (JSON Lines): one row per line, a broken line is a row error."""
+"""Labelled rows: one record per item, and a record that cannot be scored is a row error."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class Row(BaseModel):
-    """A scorable line: what was asked, the labelled answer, and the context retrieved for it."""
+    """A scorable record: what was asked, the labelled answer, and the context retrieved for it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -23,7 +23,7 @@ class Row(BaseModel):
 
 
 class RowError(BaseModel):
-    """A line that cannot be scored, with the reason."""
+    """A record that cannot be scored, with the reason."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -32,7 +32,56 @@ class RowError(BaseModel):
     message: str
 
 
-def parse_line(line: int, text: str) -> Row | RowError:
+class FieldMap(BaseModel):
+    """For each field of a row, the record keys it may be read from, in order of preference.
+
+    A record holding more than one of a field's keys is a row error: which one was meant?
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: tuple[str, ...] = ("id",)
+    input: tuple[str, ...] = ("input",)
+    ground_truth: tuple[str, ...] = ("groundTruth", "ground_truth")
+    context: tuple[str, ...] = ("context",)
+
+
+FIELDS = ("id", "input", "ground_truth", "context")
+"""The fields of a row that a record's keys are mapped to."""
+
+
+def _quoted(keys: tuple[str, ...]) -> str:
+    return " or ".join(f"'{k}'" for k in keys)
+
+
+def row_from_record(
+    line: int, record: Mapping[str, Any], fields: FieldMap, where: str = "line"
+) -> Row | RowError:
+    """A row from one decoded record; `where` names the position in messages ("line 3")."""
+    row_id = next((record[k] for k in fields.id if k in record), None)
+
+    def error(message: str) -> RowError:
+        return RowError(line=line, id=row_id, message=f"{where} {line}: {message}")
+
+    truths = [k for k in fields.ground_truth if k in record]
+    if len(truths) > 1:
+        return error(f"both {' and '.join(truths)} given")
+    contexts = [k for k in fields.context if k in record and record[k] is not None]
+    if not contexts:
+        return error(f"missing field {_quoted(fields.context)}")
+    context = record[contexts[0]]
+    if not isinstance(context, list) or not all(isinstance(c, str) for c in context):
+        return error(f"'{contexts[0]}' must be a list of strings")
+    return Row(
+        line=line,
+        id=row_id,
+        input=next((record[k] for k in fields.input if k in record), None),
+        ground_truth=record[truths[0]] if truths else None,
+        context=context,
+    )
+
+
+def parse_line(line: int, text: str, fields: FieldMap | None = None) -> Row | RowError:
     """One JSON Lines record: `input`, `groundTruth` or `ground_truth`, `context` (strings)."""
     try:
         record = json.loads(text)
@@ -40,32 +89,12 @@ def parse_line(line: int, text: str) -> Row | RowError:
         return RowError(line=line, message=f"line {line}: not valid JSON ({e.msg})")
     if not isinstance(record, dict):
         return RowError(line=line, message=f"line {line}: expected a JSON object")
-    row_id = record.get("id")
-    if "groundTruth" in record and "ground_truth" in record:
-        return RowError(
-            line=line, id=row_id, message=f"line {line}: both groundTruth and ground_truth given"
-        )
-    context = record.get("context")
-    if context is None:
-        return RowError(line=line, id=row_id, message=f"line {line}: missing field 'context'")
-    if not isinstance(context, list) or not all(isinstance(c, str) for c in context):
-        return RowError(
-            line=line,
-            id=row_id,
-            message=f"line {line}: 'context' must be a list of strings",
-        )
-    return Row(
-        line=line,
-        id=row_id,
-        input=record.get("input"),
-        ground_truth=record.get("groundTruth", record.get("ground_truth")),
-        context=context,
-    )
+    return row_from_record(line, record, fields or FieldMap())
 
 
-def read_rows(path: Path) -> Iterator[Row | RowError]:
+def read_rows(path: Path, fields: FieldMap | None = None) -> Iterator[Row | RowError]:
     """Rows of a JSON Lines file in order, lines numbered from 1; blank lines are skipped."""
     with path.open(encoding="utf-8", errors="replace") as f:
         for number, text in enumerate(f, start=1):
             if text.strip():
-                yield parse_line(number, text)
+                yield parse_line(number, text, fields)

@@ -22,3 +22,7 @@ class MissingExtraError(OfflineRecallError, ImportError):
         super().__init__(f"{package} is not installed; run: {install}")
         self.package = package
         self.install = install
+
+
+class DatasetError(OfflineRecallError):
+    """A data or results file cannot be read as a whole (unknown format, wrong shape)."""

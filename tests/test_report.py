@@ -1,0 +1,135 @@
+"""The HTML report: its content, and the page as headless Chromium renders it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from offline_recall.cli import main
+from offline_recall.report.highlight import highlight
+
+from .conftest import EXAMPLE
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="headless Chromium not installed (/usr/bin/chromium; apt-get install chromium)",
+)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example scored on the fake backend, with one malformed line added."""
+    folder = tmp_path_factory.mktemp("report")
+    data = folder / "data.jsonl"
+    data.write_text(EXAMPLE.read_text() + '{"id": "broken", "groundTruth": "A."}\n')
+    out = folder / "results.jsonl"
+    result = CliRunner().invoke(main, ["score", str(data), "--backend", "fake", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(run: Path) -> Path:
+    out = run.with_name("report.html")
+    result = CliRunner().invoke(main, ["report", str(run), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out} (13 items)" in result.output
+    return out
+
+
+def test_report_shows_summary_histogram_claims_and_failures(run: Path, page: Path) -> None:
+    html = page.read_text()
+    records = [json.loads(line) for line in run.read_text().splitlines()]
+    scores = [r["score"] for r in records if r["score"] is not None]
+    assert f'<div class="value" id="mean">{sum(scores) / len(scores):.4f}</div>' in html
+    assert re.search(r"95% CI \[0\.\d{4}, 0\.\d{4}\]<br>percentile bootstrap", html)
+    assert 'id="failed-count">1<' in html
+    assert "fake@0000000000000000" in html
+    bars = [int(n) for n in re.findall(r'<div class="bar" [^>]*><span>(\d+)</span>', html)]
+    assert len(bars) == 10 and sum(bars) == 12
+    assert bars[-1] == sum(s == 1.0 for s in scores)
+    assert "line 13 (broken): <code>line 13: missing field &#39;context&#39;</code>" in html
+    # a supported claim shows its chunk with the claim's words marked
+    assert (
+        '<span class="chunk-label">chunk 0</span>The <mark>Eiffel Tower</mark> is a wrought-iron'
+        in html
+    )
+    assert html.count('<article class="item"') == 13
+
+
+def test_report_is_self_contained(page: Path) -> None:
+    html = page.read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "<link" not in html and "<script src" not in html and "@import" not in html
+
+
+def test_highlight_escapes_and_marks_phrases() -> None:
+    assert str(highlight("A <b>big</b> red tower.", "The big red tower")) == (
+        "A &lt;b&gt;<mark>big</mark>&lt;/b&gt; <mark>red tower</mark>."
+    )
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run(
+            [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+
+
+def visible_lines(dom: str) -> list[int]:
+    articles = re.findall(r'<article class="item"[^>]*>', dom)
+    return [
+        int(re.search(r'data-line="(\d+)"', a).group(1))  # type: ignore[union-attr]
+        for a in articles
+        if "hidden" not in a
+    ]
+
+
+@needs_chromium
+def test_page_script_runs_and_filters_in_chromium(page: Path) -> None:
+    dom = chromium("--dump-dom", page.as_uri()).stdout
+    assert 'data-ready="true"' in dom
+    assert "showing 13 of 13 items" in dom
+    assert visible_lines(dom) == list(range(1, 14))
+
+    errors = chromium("--dump-dom", page.as_uri() + "#status=error").stdout
+    assert "showing 1 of 13 items" in errors
+    assert visible_lines(errors) == [13]
+
+    low_first = chromium("--dump-dom", page.as_uri() + "#sort=score-asc&max=0.5").stdout
+    lines = visible_lines(low_first)
+    scores = [float(s) for s in re.findall(r'data-score="([\d.]+)"[^>]*>', low_first)]
+    assert lines and scores == sorted(scores)
+    assert f"showing {len(lines)} of 13 items" in low_first
+
+
+@needs_chromium
+def test_page_renders_to_a_screenshot(page: Path) -> None:
+    shot = page.with_name("report.png")
+    chromium(f"--screenshot={shot}", "--window-size=1280,1600", page.as_uri())
+    with Image.open(shot) as image:
+        assert image.size == (1280, 1600)
+        colours = image.convert("RGB").getcolors(maxcolors=1_000_000) or []
+    assert len(colours) > 50  # text, bars and highlights, not a blank page
