@@ -133,3 +133,18 @@ def test_page_renders_to_a_screenshot(page: Path) -> None:
         assert image.size == (1280, 1600)
         colours = image.convert("RGB").getcolors(maxcolors=1_000_000) or []
     assert len(colours) > 50  # text, bars and highlights, not a blank page
+
+
+def test_results_without_recorded_context_still_report(tmp_path: Path, run: Path) -> None:
+    older = tmp_path / "older.jsonl"
+    lines = [json.loads(line) for line in run.read_text().splitlines()]
+    for record in lines:
+        for key in ("input", "ground_truth", "context"):
+            del record[key]
+    older.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    out = tmp_path / "older.html"
+    result = CliRunner().invoke(main, ["report", str(older), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    assert "context not recorded in this result file" in html
+    assert "<mark>" not in html
