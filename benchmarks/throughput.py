@@ -7,7 +7,7 @@ as the context), chosen with a fixed seed. Claims are extracted once by the tran
 backend and every mode judges the same (context, claim) pairs, so the verdict stages are
 comparable. Each vLLM mode runs in its own process (one engine per process).
 
-Modes:
+Modes (transformers in float32, vLLM in bfloat16 with its threads on every core):
   hf-naive      transformers, one forward pass per pair, no prefix reuse
   hf-reuse      transformers, a context's cached prefix reused, its claims batched
   vllm-nocache  vLLM with prefix caching off
@@ -125,6 +125,7 @@ def vllm_worker(mode: str, job: Path, out: Path) -> None:
             llm.reset_prefix_cache()
             _, seconds = timed(engine.judge, [tuple(p) for p in shape])
             report["scaling"].append([name, seconds])
+    engine.close()
     out.write_text(json.dumps(report))
 
 
@@ -153,10 +154,13 @@ def peak_memory_mib(n: int) -> float:
                     "context": [f"Item {i} has a claim.", "Unrelated text " * 20],
                 }
                 f.write(json.dumps(row) + "\n")
+        # VmHWM, the peak resident set of this process image: it starts afresh at exec,
+        # unlike ru_maxrss, which a child inherits from the (much larger) benchmark process.
         code = (
-            "import resource, sys; from offline_recall.cli import main\n"
+            "import sys; from offline_recall.cli import main\n"
             "try: main(sys.argv[1:])\nexcept SystemExit: pass\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+            "status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+            "print(status.split()[0])"
         )
         args = ["score", str(data), "--backend", "fake", "--out", str(Path(tmp) / "r.jsonl")]
         done = subprocess.run(

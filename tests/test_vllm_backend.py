@@ -7,22 +7,25 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from offline_recall import ContextRecallOptions, Status, create_context_recall_scorer, load_manifest
-from offline_recall.backends import Backend, create_backend
+from offline_recall.backends import Backend
+from offline_recall.backends.vllm import VLLMBackend
 
 from .conftest import EXAMPLE
 
-pytest.importorskip("vllm", reason="the vLLM engine is not installed: make setup-vllm")
 pytestmark = [pytest.mark.model, pytest.mark.vllm]
 
 # Decisions are compared only where the transformers margin log P(yes) - log P(no) is at least
-# this far from the threshold's margin. Both engines run fp32 here and differ by ~1e-5 in P(yes);
-# bf16 (vLLM's usual GPU dtype) moves margins by up to a few hundredths, so 0.1 leaves room.
-MARGIN = 0.1
+# this far from the threshold's margin. vLLM runs bfloat16 and transformers float32: over 96
+# example and WiCE pairs their margins differed by at most 0.165 (P(yes) by at most 0.037),
+# flipping 3 near-ties; 0.25 is that largest difference with half again for room.
+MARGIN = 0.25
+P_YES_TOLERANCE = 0.05
 
 
 def _pairs() -> list[tuple[str, str]]:
@@ -34,8 +37,10 @@ def _pairs() -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def engine(model_cache: Path) -> Backend:
-    return create_backend("vllm", load_manifest())
+def engine(model_cache: Path) -> Iterator[VLLMBackend]:
+    backend = VLLMBackend(load_manifest())
+    yield backend
+    backend.close()
 
 
 def test_verdicts_agree_with_transformers(engine: Backend, embedded: Backend) -> None:
@@ -47,7 +52,7 @@ def test_verdicts_agree_with_transformers(engine: Backend, embedded: Backend) ->
     compared = 0
     for (context, claim), pv, ph in zip(pairs, vllm_p, hf_p, strict=True):
         assert 0.0 <= pv <= 1.0
-        assert pv == pytest.approx(ph, abs=1e-3), (context, claim)
+        assert pv == pytest.approx(ph, abs=P_YES_TOLERANCE), (context, claim)
         if abs(math.log(ph / (1 - ph)) - cut) >= MARGIN:
             compared += 1
             assert (pv >= threshold) == (ph >= threshold), (context, claim, pv, ph)

