@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,26 +15,22 @@ from rich.table import Table
 from rich.text import Text
 
 from ._version import __version__
-from .backends import BACKENDS
+from .backends import BACKENDS, BackendInfo
+from .claim_cache import ClaimCache
 from .compare import PairBy, compare_runs
 from .compare_text import comparison_text
-from .dataset import Row, RowError
 from .errors import OfflineRecallError
-from .evals import Summary, Tally, windows
+from .evals import Summary
 from .formats import Dataset, open_dataset, parse_mapping
 from .models import DEFAULT_MODEL, bundled_manifests, cached_dir, load_manifest, weights_state
 from .pinning import pin_folder
-from .results import (
-    OutputFormat,
-    ResultRecord,
-    ResultWriter,
-    closing_writer,
-    open_writer,
-    output_format,
-    read_results,
-)
-from .scorer import ContextRecallScorer, create_context_recall_scorer
-from .types import ContextRecallOptions, RecallResult, ScorerRun, Status
+from .results import OutputFormat, ResultRecord, output_format, read_results
+from .run_manifest import RunManifest, build_manifest
+from .runner import file_sha256, score_into
+from .scorer import create_context_recall_scorer
+from .store import RunIdentity, RunStore, default_store_path, manifest_path, write_manifest
+from .types import ContextRecallOptions, Status
+from .verify import verify_run
 
 
 def recorded_context(_input: Any, output: Any) -> list[str]:
@@ -46,27 +42,6 @@ def recorded_context(_input: Any, output: Any) -> list[str]:
 @click.version_option(__version__, prog_name="offline-recall")
 def main() -> None:
     """Context recall for RAG evaluation on a local, pinned, open-weight model."""
-
-
-def _score_rows(
-    scorer: ContextRecallScorer, rows: Sequence[Row | RowError]
-) -> Iterator[tuple[Row | RowError, RecallResult]]:
-    runs = [
-        ScorerRun(input=r.input, output=r.context, ground_truth=r.ground_truth)
-        for r in rows
-        if isinstance(r, Row)
-    ]
-    scored = iter(scorer.run_many(runs))
-    for r in rows:
-        yield r, (scorer.error_result(r.message) if isinstance(r, RowError) else next(scored))
-
-
-def _write(out: ResultWriter | None, row: Row | RowError, result: RecallResult) -> ResultRecord:
-    """The result record of `row`, with its input, ground truth and context, written to `out`."""
-    record = ResultRecord.of(row, result)
-    if out is not None:
-        out.write(record)
-    return record
 
 
 def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) -> Table:
@@ -175,6 +150,15 @@ def _items_table(records: Sequence[ResultRecord]) -> Table:
     default=None,
     help="Exit with status 1 when the mean recall is below this (for CI gates).",
 )
+@click.option(
+    "--store",
+    "store_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The run store that makes the run resumable [default: <out>.run.sqlite].",
+)
+@click.option("--restart", is_flag=True, help="Discard the run store and score every row again.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor keep claims in the claim cache.")
 def score(
     data: Path,
     model: str,
@@ -185,11 +169,18 @@ def score(
     context_sep: str | None,
     scale: float,
     fail_under: float | None,
+    store_path: Path | None,
+    restart: bool,
+    no_cache: bool,
 ) -> None:
     """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
 
     Field names of Mastra (groundTruth), RAGAS (user_input, reference, retrieved_contexts) and
     offline-recall (ground_truth, context) are detected; --map names any other column.
+
+    Results are committed to a run store as they finish; running the same command again after
+    an interruption scores only the rows not stored yet. The output file is written from the
+    store once every row is in it.
     """
     console = Console(stderr=True)
     started = time.perf_counter()
@@ -198,18 +189,34 @@ def score(
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
     for warning in dataset.detection.warnings():
         console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
+    cache = None if no_cache else ClaimCache()
     scorer = create_context_recall_scorer(
         model,
         ContextRecallOptions(context_extractor=recorded_context, scale=scale),
         backend=backend,
+        claim_cache=cache,
     )
     try:
         info = scorer.backend.info
+        manifest = build_manifest(
+            model=model,
+            manifest=load_manifest(model),
+            info=info,
+            backend=backend,
+            scale=scale,
+            mapping=parse_mapping(mapping),
+            context_separator=context_sep,
+            input_path=str(data.resolve()),
+            input_sha256=file_sha256(data),
+        )
     except OfflineRecallError as e:
         raise click.ClickException(str(e)) from e
 
-    tally = Tally()
-    shown: list[ResultRecord] = []
+    if store_path is None and out is not None:
+        store_path = default_store_path(out)
+    if restart and store_path is not None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{store_path}{suffix}").unlink(missing_ok=True)
     progress = Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -217,24 +224,26 @@ def score(
         TimeElapsedColumn(),
         console=console,
     )
-    writer = None if out is None else open_writer(out, output_format(out))
-    with closing_writer(writer), progress:
-        task = progress.add_task("scoring", total=dataset.total)
-        for window in windows(dataset.rows(), info.window):
+    with RunStore(store_path) as store:
+        try:
+            store.claim(_identity(manifest, info))
+        except OfflineRecallError as e:
+            raise click.ClickException(str(e)) from e
+        store.set_manifest(manifest)
+        with progress:
+            task = progress.add_task("scoring", total=dataset.total)
             try:
-                scored = list(_score_rows(scorer, window))
+                score_into(scorer, dataset, store, lambda n: progress.update(task, completed=n))
             except OfflineRecallError as e:
                 raise click.ClickException(str(e)) from e
-            for row, result in scored:
-                record = _write(writer, row, result)
-                tally.add(result)
-                if form == "table":
-                    shown.append(record)
-            if writer is not None:
-                writer.flush()
-            progress.advance(task, len(window))
+        if out is not None:
+            store.export(out, output_format(out))
+            write_manifest(manifest_path(out), manifest)
+        summary = store.summary()
+        shown = list(store.records()) if form == "table" else []
+    if cache is not None:
+        cache.close()
 
-    summary = tally.summary()
     seconds = time.perf_counter() - started
     if form == "table":
         Console().print(_items_table(shown))
@@ -244,6 +253,18 @@ def score(
     if fail_under is not None and (summary.mean is None or summary.mean < fail_under):
         mean = "none" if summary.mean is None else f"{summary.mean:.4f}"
         raise click.ClickException(f"mean recall {mean} is under --fail-under {fail_under}")
+
+
+def _identity(manifest: RunManifest, info: BackendInfo) -> RunIdentity:
+    return RunIdentity(
+        input_sha256=manifest.input_sha256,
+        model_fingerprint=info.fingerprint,
+        prompt_version=info.prompt_version,
+        scale=manifest.scale,
+        mapping=manifest.mapping,
+        context_separator=manifest.context_separator,
+        backend=manifest.backend,
+    )
 
 
 @main.command()
@@ -378,3 +399,67 @@ def pin_model(folder: Path, name: str, out: Path | None) -> None:
     target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
     load_manifest(target)  # what was written must read back as a valid manifest
     click.echo(f"wrote {target}; score with: offline-recall score DATA --model {target}")
+
+
+@main.command()
+@click.argument("run", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Re-score only this many rows, chosen at random with --seed [default: every row].",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--show", type=click.IntRange(min=0), default=5, show_default=True, help="Differences printed."
+)
+def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
+    """Re-score RUN (a result file of `score`, or its .run.sqlite store) and compare.
+
+    The model, prompts, library and input file must be the ones in the run's manifest. Exits
+    with status 1 when any row's result differs from the recorded one.
+    """
+    try:
+        report = verify_run(run, sample, seed)
+    except OfflineRecallError as e:
+        raise click.ClickException(str(e)) from e
+    differ = len(report.differences)
+    click.echo(
+        f"{run.name}: {report.checked} rows re-scored, {report.identical} identical, "
+        f"{differ} differ"
+    )
+    for d in report.differences[:show]:
+        click.echo(f"line {d.line}: {', '.join(d.fields)} differ")
+        click.echo(f"  recorded: {d.recorded}")
+        click.echo(f"  now:      {d.now}")
+    if differ:
+        raise click.ClickException(f"{differ} of {report.checked} rows differ from the run")
+
+
+@main.group()
+def cache() -> None:
+    """The claim cache: claims extracted in earlier runs, reused by later ones."""
+
+
+@cache.command("info")
+def cache_info() -> None:
+    """Where the claim cache is, how many entries it holds, and its size."""
+    claims = ClaimCache()
+    try:
+        info = claims.info()
+    finally:
+        claims.close()
+    click.echo(f"location: {info.path}")
+    click.echo(f"entries:  {info.entries}")
+    click.echo(f"size:     {info.bytes} bytes")
+
+
+@cache.command("clear")
+def cache_clear() -> None:
+    """Remove every entry of the claim cache."""
+    claims = ClaimCache()
+    try:
+        removed = claims.clear()
+    finally:
+        claims.close()
+    click.echo(f"removed {removed} entries from {claims.path}")

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import ConfigurationError
 from .types import ContextRecallOptions, ScorerRun
+
+# C0 controls but tab, line feed and carriage return; DEL; and lone UTF-16 surrogates.
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` with NUL bytes and other control characters replaced by a space.
+
+    No engine sees them: tokenizers treat them inconsistently, and lone surrogates cannot be
+    encoded at all. Tabs and line breaks are kept.
+    """
+    return _UNSAFE.sub(" ", text)
 
 
 def is_agent_input(value: Any) -> bool:
@@ -48,18 +61,21 @@ def resolve_context(options: ContextRecallOptions, run: ScorerRun) -> list[str]:
         raise ConfigurationError(
             f"context chunks must be strings, got {', '.join(sorted(set(bad)))}"
         )
-    return [c for c in chunks if c.strip()]
+    cleaned = (clean_text(c) for c in chunks)
+    return [c for c in cleaned if c.strip()]
 
 
 def ground_truth_text(value: Any) -> str | None:
     """The ground truth as text, or None when there is none (missing, None, blank, empty).
 
-    Non-string ground truths (numbers, lists, objects) are serialised to JSON text.
+    Non-string ground truths (numbers, lists, objects) are serialised to JSON text. Control
+    characters are replaced by spaces (see `clean_text`).
     """
     if value is None:
         return None
     if isinstance(value, str):
-        return value if value.strip() else None
+        text = clean_text(value)
+        return text if text.strip() else None
     if isinstance(value, (list, dict, tuple)) and len(value) == 0:
         return None
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return clean_text(json.dumps(value, ensure_ascii=False, default=str))

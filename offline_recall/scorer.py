@@ -9,6 +9,7 @@ from typing import Any
 from ._version import __version__
 from .backends import Backend, Failed, create_backend
 from .chunking import pack
+from .claim_cache import ClaimCache
 from .context import ground_truth_text, resolve_context
 from .errors import OfflineRecallError
 from .memo import Memo
@@ -55,8 +56,15 @@ class ContextRecallScorer:
 
     id = "context-recall"
 
-    def __init__(self, backend: Backend | str, options: ContextRecallOptions, engine: str) -> None:
+    def __init__(
+        self,
+        backend: Backend | str,
+        options: ContextRecallOptions,
+        engine: str,
+        claim_cache: ClaimCache | None = None,
+    ) -> None:
         self.options = options
+        self.claim_cache = claim_cache
         self._model = backend
         self._engine = engine
         self._backend: Backend | None = None if isinstance(backend, str) else backend
@@ -110,7 +118,7 @@ class ContextRecallScorer:
         items = {i: p for i, p in enumerate(prepared) if isinstance(p, _Item)}
 
         texts = list(dict.fromkeys(piece for item in items.values() for piece in item.pieces))
-        extracted = self._extractions.lookup(texts, self.backend.extract_claims)
+        extracted = self._extractions.lookup(texts, self._extract)
         claims = {i: self._claims(item, extracted) for i, item in items.items()}
 
         pairs = list(
@@ -133,6 +141,23 @@ class ContextRecallScorer:
             else:
                 results.append(self._finish([self._verdict(c, p.chunks, p_yes) for c in found]))
         return results
+
+    def _extract(self, texts: list[str]) -> list[list[str] | Failed]:
+        """Each text's claims: from the claim cache when it has them, else from the model."""
+        if self.claim_cache is None:
+            return self.backend.extract_claims(texts)
+        info = self.backend.info
+        known: dict[str, list[str] | Failed] = dict(
+            self.claim_cache.get(info.fingerprint, info.prompt_version, texts)
+        )
+        missing = [t for t in texts if t not in known]
+        if missing:
+            fresh = dict(zip(missing, self.backend.extract_claims(missing), strict=True))
+            found = {t: c for t, c in fresh.items() if not isinstance(c, Failed)}
+            if found:
+                self.claim_cache.put(info.fingerprint, info.prompt_version, found)
+            known.update(fresh)
+        return [known[t] for t in texts]
 
     @staticmethod
     def _claims(item: _Item, extracted: dict[str, list[str] | Failed]) -> list[str] | Failed:
@@ -211,13 +236,15 @@ def create_context_recall_scorer(
     options: ContextRecallOptions | None = None,
     *,
     backend: str = "transformers",
+    claim_cache: ClaimCache | None = None,
 ) -> ContextRecallScorer:
     """A context recall scorer on a local, pinned model.
 
     `model` is a bundled model's name, a manifest's path, or a ready `Backend`; `backend`
     names the engine that runs a named model. `options` says where the context comes from
     (it is required: construction fails without `context` or `context_extractor`).
+    `claim_cache`, if given, keeps extracted claims across runs.
     """
     if options is None:
         options = ContextRecallOptions()  # raises: a context source is required
-    return ContextRecallScorer(model, options, backend)
+    return ContextRecallScorer(model, options, backend, claim_cache)

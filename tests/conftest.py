@@ -22,9 +22,10 @@ def fake() -> FakeBackend:
     return FakeBackend()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A fresh cache folder for the whole session, so the first load converts the weights."""
+    """A fresh cache folder for the whole session (converted weights, claim cache), so the
+    first load converts the weights and no test reads or writes the user's cache."""
     cache = tmp_path_factory.mktemp("offline-recall-cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OFFLINE_RECALL_CACHE", str(cache))

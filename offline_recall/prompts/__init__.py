@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from functools import cache
 from importlib import resources
@@ -13,6 +14,17 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import ConfigurationError
 
 Message = dict[str, str]
+
+_DELIMITER = re.compile(r"<(\s*/?\s*)(context|claim)(\s*)>", re.IGNORECASE)
+
+
+def _fenced(text: str) -> str:
+    """`text` with the prompt's own delimiter tags defused, so it cannot close its block.
+
+    `</context>` inside a context becomes `\u2039/context\u203a` (single angle quotes):
+    readable, but not the delimiter.
+    """
+    return _DELIMITER.sub(lambda m: f"\u2039{m.group(1)}{m.group(2)}{m.group(3)}\u203a", text)
 
 
 class ExtractPrompt(BaseModel):
@@ -54,8 +66,11 @@ class PromptSet(BaseModel):
         ]
 
     def judge_messages(self, context: str, claim: str) -> list[Message]:
-        """Chat messages asking whether `context` supports `claim`, context first."""
-        user = Template(self.judge.user).substitute(context=context, claim=claim)
+        """Chat messages asking whether `context` supports `claim`, context first.
+
+        Delimiter tags inside either text are defused: the context stays data in its block.
+        """
+        user = Template(self.judge.user).substitute(context=_fenced(context), claim=_fenced(claim))
         return [
             {"role": "system", "content": self.judge.system},
             {"role": "user", "content": user},
