@@ -1,0 +1,80 @@
+"""`verify`: a recorded run re-scored row by row, byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from offline_recall.cli import main
+
+from .conftest import EXAMPLE
+
+
+def scored(tmp_path: Path, data: Path = EXAMPLE, backend: str = "fake") -> Path:
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(
+        main, ["score", str(data), "--backend", backend, "--out", str(out), "--no-cache"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_an_untouched_run_verifies_identical(tmp_path: Path) -> None:
+    out = scored(tmp_path)
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "12 rows re-scored, 12 identical, 0 differ" in result.output
+
+
+def test_a_sample_and_the_store_verify_too(tmp_path: Path) -> None:
+    out = scored(tmp_path)
+    sample = CliRunner().invoke(main, ["verify", str(out), "--sample", "3", "--seed", "7"])
+    assert "3 rows re-scored, 3 identical" in sample.output
+    store = CliRunner().invoke(main, ["verify", str(out) + ".run.sqlite"])
+    assert "12 identical" in store.output
+
+
+def test_a_tampered_result_is_reported(tmp_path: Path) -> None:
+    out = scored(tmp_path)
+    lines = out.read_text().splitlines()
+    row = json.loads(lines[2])
+    row["score"] = 0.99
+    lines[2] = json.dumps(row, ensure_ascii=False)
+    out.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 1
+    assert "11 identical, 1 differ" in result.output
+    assert "line 3: score differ" in result.output
+    assert result.output.strip().splitlines()[-1] == "Error: 1 of 12 rows differ from the run"
+
+
+def test_a_changed_input_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(EXAMPLE.read_bytes())
+    out = scored(tmp_path, data)
+    data.write_bytes(EXAMPLE.read_bytes() + b"\n")
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 1
+    assert "changed since the run" in result.output.strip().splitlines()[-1]
+
+
+def test_a_file_without_a_manifest_is_refused(tmp_path: Path) -> None:
+    out = scored(tmp_path)
+    moved = tmp_path / "moved.jsonl"
+    moved.write_bytes(out.read_bytes())
+    result = CliRunner().invoke(main, ["verify", str(moved)])
+    assert result.exit_code == 1
+    assert "has no run manifest" in result.output
+
+
+@pytest.mark.model
+def test_the_embedded_model_rescores_byte_identically(tmp_path: Path) -> None:
+    data = tmp_path / "two.jsonl"
+    data.write_text("\n".join(EXAMPLE.read_text().splitlines()[:2]) + "\n")
+    out = scored(tmp_path, data, backend="transformers")
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 rows re-scored, 2 identical, 0 differ" in result.output
