@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -14,6 +15,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .dataset import Row, RowError
 from .errors import DatasetError
 from .types import RecallResult, Status, Verdict
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def encodable(value: Any) -> Any:
+    """`value` with lone UTF-16 surrogates (valid in JSON escapes, not in UTF-8) replaced by
+    U+FFFD in every string it holds, so the record can always be written."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list | tuple):
+        return [encodable(v) for v in value]
+    if isinstance(value, dict):
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    return value
 
 
 class ResultRecord(BaseModel):
@@ -42,10 +57,10 @@ class ResultRecord(BaseModel):
     @classmethod
     def of(cls, row: Row | RowError, result: RecallResult) -> ResultRecord:
         """The record of `row` scored as `result`."""
-        given: dict[str, Any] = {}
+        given: dict[str, Any] = {"id": row.id}
         if isinstance(row, Row):
-            given = {"input": row.input, "ground_truth": row.ground_truth, "context": row.context}
-        return cls.model_validate({"line": row.line, "id": row.id, **given, **result.model_dump()})
+            given |= {"input": row.input, "ground_truth": row.ground_truth, "context": row.context}
+        return cls.model_validate({"line": row.line, **encodable(given), **result.model_dump()})
 
     def result(self) -> RecallResult:
         """The scorer's result alone."""

@@ -177,7 +177,7 @@ class ContextRecallScorer:
                 return self._result(0.0, NO_GROUND_TRUTH_REASON, Status.NO_GROUND_TRUTH)
             context = resolve_context(self.options, run)
         except Exception as e:  # a bad run, or an extractor that raised: this run only
-            return self.error_result(f"{type(e).__name__}: {e}")
+            return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
         info = self.backend.info
         count = self.backend.count_tokens
         return _Item(
