@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from offline_recall import ContextRecallOptions, FakeBackend, Status, create_context_recall_scorer
+from offline_recall.backends import Backend
 from offline_recall.cli import main
 from offline_recall.prompts import load_prompts
 
@@ -255,3 +256,12 @@ def test_api_runs_of_wrong_shape_are_results_not_crashes(run: dict[str, Any]) ->
         assert results[0].error and results[0].score is None
         assert "\n" not in results[0].error
     assert results[1].status == Status.OK and results[1].score == 1.0
+
+
+@pytest.mark.model
+def test_injected_context_scores_on_the_embedded_model(embedded: Backend) -> None:
+    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=[INJECTION]))
+    result = scorer.run({"ground_truth": "The museum has a cafe."})
+    print(result.model_dump_json(indent=2))  # what the tiny judge made of it, for the record
+    assert result.status in (Status.OK, Status.NO_CLAIMS), result.error
+    assert result.error is None
