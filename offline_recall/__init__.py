@@ -2,6 +2,7 @@
 
 from ._version import __version__
 from .backends import Backend, BackendInfo, Failed, FakeBackend, create_backend
+from .claim_cache import ClaimCache
 from .compare import Comparison, compare_runs
 from .errors import (
     ConfigurationError,
@@ -14,6 +15,7 @@ from .evals import EvalResult, ItemResult, Summary, run_evals
 from .formats import Dataset, open_dataset
 from .models import DEFAULT_MODEL, ModelManifest, load_manifest
 from .results import ResultRecord, read_results
+from .run_manifest import RunManifest
 from .scorer import ContextRecallScorer, create_context_recall_scorer
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status, Verdict
 
@@ -21,6 +23,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "Backend",
     "BackendInfo",
+    "ClaimCache",
     "Comparison",
     "ConfigurationError",
     "ContextRecallOptions",
@@ -37,6 +40,7 @@ __all__ = [
     "OfflineRecallError",
     "RecallResult",
     "ResultRecord",
+    "RunManifest",
     "ScorerRun",
     "Status",
     "Summary",
