@@ -17,8 +17,8 @@ from .models import DEFAULT_MODEL, load_manifest
 from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, explain, recall_score
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status, Verdict
 
-EXTRACTIONS_REMEMBERED = 4096
-VERDICTS_REMEMBERED = 65536
+EXTRACTIONS_REMEMBERED = 1024
+VERDICTS_REMEMBERED = 8192
 
 
 @dataclass(frozen=True)
