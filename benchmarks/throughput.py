@@ -162,7 +162,8 @@ def peak_memory_mib(n: int) -> float:
             "status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
             "print(status.split()[0])"
         )
-        args = ["score", str(data), "--backend", "fake", "--out", str(Path(tmp) / "r.jsonl")]
+        args = ["score", str(data), "--backend", "fake", "--no-cache"]
+        args += ["--out", str(Path(tmp) / "r.jsonl")]
         done = subprocess.run(
             [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
         )

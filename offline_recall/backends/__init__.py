@@ -25,7 +25,7 @@ def _vllm(manifest: ModelManifest) -> Backend:
 
 
 def _fake(manifest: ModelManifest) -> Backend:
-    return FakeBackend(threshold=manifest.threshold)
+    return FakeBackend(threshold=manifest.threshold, record_calls=False)
 
 
 BACKENDS: dict[str, BackendFactory] = {

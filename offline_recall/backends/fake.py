@@ -18,7 +18,8 @@ def _words(text: str) -> set[str]:
 class FakeBackend:
     """Claims from a script or sentence splitting; P(yes) from a script or word overlap.
 
-    Every call is recorded, so tests can check what the pipeline asked the model.
+    With `record_calls` (the default), every call is recorded so tests can check what the
+    pipeline asked the model; a long run through the command line records nothing.
     """
 
     def __init__(
@@ -30,6 +31,7 @@ class FakeBackend:
         context_budget: int = 512,
         text_budget: int = 512,
         fingerprint: str = "fake@0000000000000000",
+        record_calls: bool = True,
     ) -> None:
         self._claims = dict(claims or {})
         self._p_yes = dict(p_yes or {})
@@ -40,6 +42,7 @@ class FakeBackend:
             context_budget=context_budget,
             text_budget=text_budget,
         )
+        self._record = record_calls
         self.extract_calls: list[list[str]] = []
         self.judge_calls: list[list[tuple[str, str]]] = []
 
@@ -51,11 +54,13 @@ class FakeBackend:
         return len(text.split())
 
     def extract_claims(self, texts: Sequence[str]) -> list[list[str] | Failed]:
-        self.extract_calls.append(list(texts))
+        if self._record:
+            self.extract_calls.append(list(texts))
         return [self._claims.get(t, split_sentences(t)) for t in texts]
 
     def judge(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        self.judge_calls.append(list(pairs))
+        if self._record:
+            self.judge_calls.append(list(pairs))
         return [self._p_yes.get(pair, self._overlap(*pair)) for pair in pairs]
 
     @staticmethod
