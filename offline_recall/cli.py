@@ -22,11 +22,18 @@ from .compare_text import comparison_text
 from .errors import OfflineRecallError
 from .evals import Summary
 from .formats import Dataset, open_dataset, parse_mapping
-from .models import DEFAULT_MODEL, bundled_manifests, cached_dir, load_manifest, weights_state
+from .models import (
+    DEFAULT_MODEL,
+    bundled_manifests,
+    cached_dir,
+    load_manifest,
+    sha256_file,
+    weights_state,
+)
 from .pinning import pin_folder
 from .results import OutputFormat, ResultRecord, output_format, read_results
 from .run_manifest import RunManifest, build_manifest
-from .runner import file_sha256, score_into
+from .runner import score_into
 from .scorer import create_context_recall_scorer
 from .store import RunIdentity, RunStore, default_store_path, manifest_path, write_manifest
 from .types import ContextRecallOptions, Status
@@ -207,7 +214,7 @@ def score(
             mapping=parse_mapping(mapping),
             context_separator=context_sep,
             input_path=str(data.resolve()),
-            input_sha256=file_sha256(data),
+            input_sha256=sha256_file(data),
         )
     except OfflineRecallError as e:
         raise click.ClickException(str(e)) from e

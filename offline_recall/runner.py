@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 
 from .dataset import Row, RowError
 from .evals import windows
@@ -13,14 +11,6 @@ from .results import ResultRecord
 from .scorer import ContextRecallScorer
 from .store import RunStore
 from .types import RecallResult, ScorerRun
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def score_rows(

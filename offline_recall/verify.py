@@ -12,9 +12,10 @@ from ._version import __version__
 from .errors import ConfigurationError, DatasetError
 from .evals import windows
 from .formats import open_dataset
+from .models import sha256_file
 from .results import ResultRecord, read_results
 from .run_manifest import RunManifest
-from .runner import file_sha256, score_rows
+from .runner import score_rows
 from .scorer import create_context_recall_scorer
 from .store import RunStore, default_store_path, manifest_path
 from .types import ContextRecallOptions
@@ -82,7 +83,7 @@ def verify_run(run: Path, sample: int | None = None, seed: int = 0) -> VerifyRep
             f"{__version__}; verify with the version that scored it"
         )
     source = Path(manifest.input_path)
-    if not source.is_file() or file_sha256(source) != manifest.input_sha256:
+    if not source.is_file() or sha256_file(source) != manifest.input_sha256:
         raise ConfigurationError(
             f"the input {source} is missing or changed since the run (sha256 differs); "
             "verify against the original input"

