@@ -1,4 +1,4 @@
-"""The `offline-recall` command line."""
+"""`offline-recall score`: a dataset in, results, a run store and a summary out."""
 
 from __future__ import annotations
 
@@ -8,47 +8,32 @@ from pathlib import Path
 from typing import Any
 
 import click
-import tomli_w
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from ._version import __version__
-from .backends import BACKENDS, BackendInfo
-from .claim_cache import ClaimCache
-from .compare import PairBy, compare_runs
-from .compare_text import comparison_text
-from .errors import OfflineRecallError
-from .evals import Summary
-from .formats import Dataset, open_dataset, parse_mapping
-from .models import (
+from ..backends import BACKENDS, BackendInfo
+from ..claim_cache import ClaimCache
+from ..errors import OfflineRecallError
+from ..evals import Summary
+from ..formats import Dataset, open_dataset, parse_mapping
+from ..models import (
     DEFAULT_MODEL,
-    bundled_manifests,
-    cached_dir,
     load_manifest,
     sha256_file,
-    weights_state,
 )
-from .pinning import pin_folder
-from .results import OutputFormat, ResultRecord, output_format, read_results
-from .run_manifest import RunManifest, build_manifest
-from .runner import score_into
-from .scorer import create_context_recall_scorer
-from .store import RunIdentity, RunStore, default_store_path, manifest_path, write_manifest
-from .types import ContextRecallOptions, Status
-from .verify import verify_run
+from ..results import OutputFormat, ResultRecord, output_format
+from ..run_manifest import RunManifest, build_manifest
+from ..runner import score_into
+from ..scorer import create_context_recall_scorer
+from ..store import RunIdentity, RunStore, default_store_path, manifest_path, write_manifest
+from ..types import ContextRecallOptions, Status
 
 
 def recorded_context(_input: Any, output: Any) -> list[str]:
     """A dataset row's context: the retrieval already happened, its chunks are the output."""
     return list(output)
-
-
-@click.group()
-@click.version_option(__version__, prog_name="offline-recall")
-def main() -> None:
-    """Context recall for RAG evaluation on a local, pinned, open-weight model."""
 
 
 def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) -> Table:
@@ -114,7 +99,7 @@ def _items_table(records: Sequence[ResultRecord]) -> Table:
     return table
 
 
-@main.command()
+@click.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--model", default=DEFAULT_MODEL, show_default=True, help="Model name or manifest path."
@@ -272,201 +257,3 @@ def _identity(manifest: RunManifest, info: BackendInfo) -> RunIdentity:
         context_separator=manifest.context_separator,
         backend=manifest.backend,
     )
-
-
-@main.command()
-@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("report.html"),
-    show_default=True,
-    help="The HTML file to write.",
-)
-def report(results: Path, out: Path) -> None:
-    """Write a self-contained HTML report of a scored run (a file written by `score`)."""
-    from .report import render_report
-
-    records = _read_results(results)
-    out.write_text(render_report(records, source=results.name), encoding="utf-8")
-    click.echo(f"wrote {out} ({len(records)} items)")
-
-
-def _read_results(path: Path) -> list[ResultRecord]:
-    try:
-        return read_results(path)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
-
-
-@main.command()
-@click.argument("run_a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("run_b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--html",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also write the comparison as an HTML page.",
-)
-@click.option(
-    "--allow-mismatch",
-    is_flag=True,
-    help="Compare runs scored with different models or prompt versions.",
-)
-@click.option(
-    "--pair-by",
-    type=click.Choice([p.value for p in PairBy]),
-    default=PairBy.AUTO.value,
-    show_default=True,
-    help="Match items by id, by line, or by id when both runs have unique shared ids.",
-)
-@click.option(
-    "--show",
-    type=click.IntRange(min=0),
-    default=10,
-    show_default=True,
-    help="Items whose flipped claims are printed.",
-)
-def compare(
-    run_a: Path, run_b: Path, html: Path | None, allow_mismatch: bool, pair_by: str, show: int
-) -> None:
-    """Compare two scored runs item by item: B minus A, its uncertainty, and flipped verdicts."""
-    try:
-        comparison = compare_runs(
-            _read_results(run_a),
-            _read_results(run_b),
-            names=(run_a.name, run_b.name),
-            pair_by=PairBy(pair_by),
-        )
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
-    if comparison.mismatch and not allow_mismatch:
-        raise click.ClickException(
-            f"the runs differ ({'; '.join(comparison.mismatch)}); "
-            "pass --allow-mismatch to compare them anyway"
-        )
-    if comparison.paired == 0:
-        raise click.ClickException(
-            f"no item of {run_a.name} pairs with one of {run_b.name} by {comparison.paired_by}"
-        )
-    click.echo(comparison_text(comparison, show=show))
-    if html is not None:
-        from .report import render_comparison
-
-        html.write_text(render_comparison(comparison), encoding="utf-8")
-        click.echo(f"\nwrote {html}")
-
-
-@main.group()
-def models() -> None:
-    """Pinned models: manifests and their weights."""
-
-
-@models.command("list")
-def list_models() -> None:
-    """Each bundled manifest, and whether its weights are present and verified."""
-    table = Table(title="Models")
-    for column in ("name", "format", "weights", "converted cache", "fingerprint"):
-        table.add_column(column)
-    for path in bundled_manifests():
-        try:
-            manifest = load_manifest(path)
-        except OfflineRecallError as e:
-            table.add_row(path.stem, "?", f"invalid manifest: {e}", "", "")
-            continue
-        state = weights_state(manifest)
-        weights = (
-            state.value if state == "verified" else f"{state.value}: {manifest.source.install}"
-        )
-        cache = (
-            "n/a"
-            if manifest.format != "gguf"
-            else (str(cached_dir(manifest)) if cached_dir(manifest).is_dir() else "not yet")
-        )
-        table.add_row(manifest.name, manifest.format, weights, cache, manifest.fingerprint)
-    Console(width=200).print(table)
-
-
-@models.command("pin")
-@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--name", required=True, help="The model's name in results and manifests.")
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Manifest file to write (default: NAME.toml).",
-)
-def pin_model(folder: Path, name: str, out: Path | None) -> None:
-    """Write a manifest pinning a local safetensors model FOLDER by its files' sha256."""
-    try:
-        manifest = pin_folder(folder, name)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
-    target = out or Path(f"{name}.toml")
-    target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
-    load_manifest(target)  # what was written must read back as a valid manifest
-    click.echo(f"wrote {target}; score with: offline-recall score DATA --model {target}")
-
-
-@main.command()
-@click.argument("run", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--sample",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Re-score only this many rows, chosen at random with --seed [default: every row].",
-)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option(
-    "--show", type=click.IntRange(min=0), default=5, show_default=True, help="Differences printed."
-)
-def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
-    """Re-score RUN (a result file of `score`, or its .run.sqlite store) and compare.
-
-    The model, prompts, library and input file must be the ones in the run's manifest. Exits
-    with status 1 when any row's result differs from the recorded one.
-    """
-    try:
-        report = verify_run(run, sample, seed)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
-    differ = len(report.differences)
-    click.echo(
-        f"{run.name}: {report.checked} rows re-scored, {report.identical} identical, "
-        f"{differ} differ"
-    )
-    for d in report.differences[:show]:
-        click.echo(f"line {d.line}: {', '.join(d.fields)} differ")
-        click.echo(f"  recorded: {d.recorded}")
-        click.echo(f"  now:      {d.now}")
-    if differ:
-        raise click.ClickException(f"{differ} of {report.checked} rows differ from the run")
-
-
-@main.group()
-def cache() -> None:
-    """The claim cache: claims extracted in earlier runs, reused by later ones."""
-
-
-@cache.command("info")
-def cache_info() -> None:
-    """Where the claim cache is, how many entries it holds, and its size."""
-    claims = ClaimCache()
-    try:
-        info = claims.info()
-    finally:
-        claims.close()
-    click.echo(f"location: {info.path}")
-    click.echo(f"entries:  {info.entries}")
-    click.echo(f"size:     {info.bytes} bytes")
-
-
-@cache.command("clear")
-def cache_clear() -> None:
-    """Remove every entry of the claim cache."""
-    claims = ClaimCache()
-    try:
-        removed = claims.clear()
-    finally:
-        claims.close()
-    click.echo(f"removed {removed} entries from {claims.path}")
