@@ -15,8 +15,9 @@ from pathlib import Path
 from offline_recall import ContextRecallOptions, create_context_recall_scorer, load_manifest
 from offline_recall.backends import create_backend
 from offline_recall.cli import recorded_context
-from offline_recall.dataset import Row, read_rows
+from offline_recall.dataset import Row
 from offline_recall.evals import Tally
+from offline_recall.formats import open_dataset
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 
@@ -26,7 +27,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=EXAMPLE)
     parser.add_argument("--model", default="smollm2-135m-instruct")
     args = parser.parse_args()
-    rows = [r for r in read_rows(args.data) if isinstance(r, Row)]
+    rows = [r for r in open_dataset(args.data).rows() if isinstance(r, Row)]
 
     started = time.perf_counter()
     backend = create_backend("transformers", load_manifest(args.model))

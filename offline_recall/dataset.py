@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from .readers import jsonl_record
 
 
 class Row(BaseModel):
@@ -83,18 +83,7 @@ def row_from_record(
 
 def parse_line(line: int, text: str, fields: FieldMap | None = None) -> Row | RowError:
     """One JSON Lines record: `input`, `groundTruth` or `ground_truth`, `context` (strings)."""
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        return RowError(line=line, message=f"line {line}: not valid JSON ({e.msg})")
-    if not isinstance(record, dict):
-        return RowError(line=line, message=f"line {line}: expected a JSON object")
+    record = jsonl_record(text)
+    if isinstance(record, str):
+        return RowError(line=line, message=f"line {line}: {record}")
     return row_from_record(line, record, fields or FieldMap())
-
-
-def read_rows(path: Path, fields: FieldMap | None = None) -> Iterator[Row | RowError]:
-    """Rows of a JSON Lines file in order, lines numbered from 1; blank lines are skipped."""
-    with path.open(encoding="utf-8", errors="replace") as f:
-        for number, text in enumerate(f, start=1):
-            if text.strip():
-                yield parse_line(number, text, fields)

@@ -15,17 +15,20 @@ Record = tuple[int, dict[str, Any] | str]
 """A record's position and its keys, or the reason it is not a record."""
 
 
+def jsonl_record(text: str) -> dict[str, Any] | str:
+    """One JSON Lines record's keys, or the reason it is not a record."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        return f"not valid JSON ({e.msg})"
+    return record if isinstance(record, dict) else "expected a JSON object"
+
+
 def jsonl_records(path: Path) -> Iterator[Record]:
     with path.open(encoding="utf-8", errors="replace") as f:
         for number, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as e:
-                yield number, f"not valid JSON ({e.msg})"
-                continue
-            yield number, record if isinstance(record, dict) else "expected a JSON object"
+            if text.strip():
+                yield number, jsonl_record(text)
 
 
 def json_array(path: Path) -> list[Any]:
