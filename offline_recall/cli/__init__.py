@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from .._version import __version__
+from ..errors import OfflineRecallError
 from .cache import cache
 from .models import models
 from .runs import compare, report, verify
 from .score import recorded_context, score
 
 
-@click.group()
+class _Commands(click.Group):
+    """Errors a user can fix end any command with their one-line message, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OfflineRecallError as e:
+            raise click.ClickException(str(e)) from e
+
+
+@click.group(cls=_Commands)
 @click.version_option(__version__, prog_name="offline-recall")
 def main() -> None:
     """Context recall for RAG evaluation on a local, pinned, open-weight model."""

@@ -60,10 +60,7 @@ def list_models() -> None:
 )
 def pin_model(folder: Path, name: str, out: Path | None) -> None:
     """Write a manifest pinning a local safetensors model FOLDER by its files' sha256."""
-    try:
-        manifest = pin_folder(folder, name)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
+    manifest = pin_folder(folder, name)
     target = out or Path(f"{name}.toml")
     target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
     load_manifest(target)  # what was written must read back as a valid manifest

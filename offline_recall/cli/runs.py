@@ -8,8 +8,7 @@ import click
 
 from ..compare import PairBy, compare_runs
 from ..compare_text import comparison_text
-from ..errors import OfflineRecallError
-from ..results import ResultRecord, read_results
+from ..results import read_results
 from ..verify import verify_run
 
 
@@ -26,16 +25,9 @@ def report(results: Path, out: Path) -> None:
     """Write a self-contained HTML report of a scored run (a file written by `score`)."""
     from ..report import render_report
 
-    records = _read_results(results)
+    records = read_results(results)
     out.write_text(render_report(records, source=results.name), encoding="utf-8")
     click.echo(f"wrote {out} ({len(records)} items)")
-
-
-def _read_results(path: Path) -> list[ResultRecord]:
-    try:
-        return read_results(path)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
 
 
 @click.command()
@@ -70,15 +62,12 @@ def compare(
     run_a: Path, run_b: Path, html: Path | None, allow_mismatch: bool, pair_by: str, show: int
 ) -> None:
     """Compare two scored runs item by item: B minus A, its uncertainty, and flipped verdicts."""
-    try:
-        comparison = compare_runs(
-            _read_results(run_a),
-            _read_results(run_b),
-            names=(run_a.name, run_b.name),
-            pair_by=PairBy(pair_by),
-        )
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
+    comparison = compare_runs(
+        read_results(run_a),
+        read_results(run_b),
+        names=(run_a.name, run_b.name),
+        pair_by=PairBy(pair_by),
+    )
     if comparison.mismatch and not allow_mismatch:
         raise click.ClickException(
             f"the runs differ ({'; '.join(comparison.mismatch)}); "
@@ -114,10 +103,7 @@ def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
     The model, prompts, library and input file must be the ones in the run's manifest. Exits
     with status 1 when any row's result differs from the recorded one.
     """
-    try:
-        report = verify_run(run, sample, seed)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
+    report = verify_run(run, sample, seed)
     differ = len(report.differences)
     click.echo(
         f"{run.name}: {report.checked} rows re-scored, {report.identical} identical, "

@@ -15,9 +15,8 @@ from rich.text import Text
 
 from ..backends import BACKENDS, BackendInfo
 from ..claim_cache import ClaimCache
-from ..errors import OfflineRecallError
 from ..evals import Summary
-from ..formats import Dataset, open_dataset, parse_mapping
+from ..formats import open_dataset, parse_mapping
 from ..models import (
     DEFAULT_MODEL,
     load_manifest,
@@ -56,13 +55,6 @@ def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) ->
     for name, value in rows:
         table.add_row(name, value)
     return table
-
-
-def _open_dataset(data: Path, mapping: Sequence[str], context_sep: str | None) -> Dataset:
-    try:
-        return open_dataset(data, parse_mapping(mapping), context_sep)
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
@@ -177,7 +169,7 @@ def score(
     console = Console(stderr=True)
     started = time.perf_counter()
     out, form = _output(out, fmt)
-    dataset = _open_dataset(data, mapping, context_sep)
+    dataset = open_dataset(data, parse_mapping(mapping), context_sep)
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
     for warning in dataset.detection.warnings():
         console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
@@ -188,21 +180,18 @@ def score(
         backend=backend,
         claim_cache=cache,
     )
-    try:
-        info = scorer.backend.info
-        manifest = build_manifest(
-            model=model,
-            manifest=load_manifest(model),
-            info=info,
-            backend=backend,
-            scale=scale,
-            mapping=parse_mapping(mapping),
-            context_separator=context_sep,
-            input_path=str(data.resolve()),
-            input_sha256=sha256_file(data),
-        )
-    except OfflineRecallError as e:
-        raise click.ClickException(str(e)) from e
+    info = scorer.backend.info
+    manifest = build_manifest(
+        model=model,
+        manifest=load_manifest(model),
+        info=info,
+        backend=backend,
+        scale=scale,
+        mapping=parse_mapping(mapping),
+        context_separator=context_sep,
+        input_path=str(data.resolve()),
+        input_sha256=sha256_file(data),
+    )
 
     if store_path is None and out is not None:
         store_path = default_store_path(out)
@@ -217,17 +206,11 @@ def score(
         console=console,
     )
     with RunStore(store_path) as store:
-        try:
-            store.claim(_identity(manifest, info))
-        except OfflineRecallError as e:
-            raise click.ClickException(str(e)) from e
+        store.claim(_identity(manifest, info))
         store.set_manifest(manifest)
         with progress:
             task = progress.add_task("scoring", total=dataset.total)
-            try:
-                score_into(scorer, dataset, store, lambda n: progress.update(task, completed=n))
-            except OfflineRecallError as e:
-                raise click.ClickException(str(e)) from e
+            score_into(scorer, dataset, store, lambda n: progress.update(task, completed=n))
         if out is not None:
             store.export(out, output_format(out))
             write_manifest(manifest_path(out), manifest)
