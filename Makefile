@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup setup-vllm demo test lint
+.PHONY: setup setup-vllm demo test lint peers
 setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 
@@ -39,3 +39,13 @@ lint: setup
 	$(BIN)/ruff check offline_recall tests benchmarks scripts
 	$(BIN)/ruff format --check offline_recall tests benchmarks scripts
 	$(BIN)/mypy
+
+# offline-recall side by side with RAGAS, DeepEval and Mastra on the embedded model (a vLLM
+# server on loopback for the peers). The peers go into their own environments, never this one:
+# a venv in benchmarks/peers/.venv, and node_modules (with Node 22 from npm) under mastra/.
+PEERS := benchmarks/peers
+peers: setup-vllm
+	test -x $(PEERS)/.venv/bin/python || $(PYTHON) -m venv $(PEERS)/.venv
+	$(PEERS)/.venv/bin/pip install -r $(PEERS)/requirements.txt
+	cd $(PEERS)/mastra && npm ci --no-audit --no-fund
+	$(BIN)/python $(PEERS)/run.py

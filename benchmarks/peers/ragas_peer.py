@@ -1,0 +1,69 @@
+"""RAGAS `LLMContextRecall` over a JSON Lines file of items, against a local server.
+
+    python ragas_peer.py ITEMS.jsonl OUT.jsonl BASE_URL MODEL CONCURRENCY MAX_TOKENS
+
+Runs in the peers' own environment (requirements.txt). Each output line is {id, score, error};
+a row RAGAS returns as NaN (its value for an unparseable or unfinished answer) has score null.
+The last line printed is {"seconds": ...}: the scoring time, without start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from langchain_openai import ChatOpenAI
+from ragas import EvaluationDataset, RunConfig, evaluate
+from ragas.llms import LangchainLLMWrapper
+from ragas.metrics import LLMContextRecall
+
+# RAGAS asks for the question; the RoSE references are summaries of a news article.
+QUESTION = "Summarise the news article."
+
+
+def main() -> None:
+    items_path, out_path, base_url, model, concurrency, max_tokens = sys.argv[1:]
+    items = [json.loads(line) for line in Path(items_path).read_text().splitlines() if line]
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    chat = ChatOpenAI(
+        model=model,
+        base_url=base_url,
+        api_key="unused",  # type: ignore[arg-type]
+        temperature=0.0,
+        max_tokens=int(max_tokens),  # type: ignore[call-arg]
+    )
+    dataset = EvaluationDataset.from_list(
+        [
+            {
+                "user_input": QUESTION,
+                "reference": i["ground_truth"],
+                "retrieved_contexts": i["context"],
+            }
+            for i in items
+        ]
+    )
+    started = time.perf_counter()
+    result = evaluate(
+        dataset,
+        metrics=[LLMContextRecall()],
+        llm=LangchainLLMWrapper(chat),
+        run_config=RunConfig(max_workers=int(concurrency), max_retries=1, timeout=600),
+        raise_exceptions=False,
+        show_progress=False,
+    )
+    seconds = time.perf_counter() - started
+    scores = result.to_pandas()["context_recall"].tolist()
+    with open(out_path, "w") as out:
+        for item, score in zip(items, scores, strict=True):
+            ok = score is not None and math.isfinite(score)
+            row = {"id": item["id"], "score": score if ok else None, "error": None if ok else "NaN"}
+            out.write(json.dumps(row) + "\n")
+    print(json.dumps({"seconds": seconds}))
+
+
+if __name__ == "__main__":
+    main()
