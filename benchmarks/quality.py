@@ -1,0 +1,421 @@
+"""Judgment quality against human labels: attribution, claim extraction, end-to-end recall.
+
+    python benchmarks/quality.py [--model NAME|PATH] [--data DIR] [--limit N]
+                                 [--backend vllm|transformers] [--json FILE]
+
+Data: the labelled sets in `../shared/data/` (see its README), or any folder with the same
+files. `--limit N` keeps N rows per file (N claims for the oracle-chunk file), chosen by a
+seeded hash. One table, rows = metrics, columns = variants, all on the same rows:
+
+  word overlap      share of the claim's content words found in the context; its decision
+                    threshold is tuned for balanced accuracy on the dev WiCE full-article
+                    file (`--tune`); end to end, its claims are the ground truth's sentences
+  model P(yes)      the model's raw yes/no probability (backend.judge) at the manifest's
+                    threshold; end to end, on the shipped scorer's claims
+  one JSON call     the style hosted tools use: one generation per item, the context and the
+                    whole ground truth in, a JSON list of {statement, attributed: yes|no}
+                    out; score = attributed share (a pair counts as supported when every
+                    statement is attributed). vLLM only.
+  shipped           the library as shipped: scorer.support / scorer.threshold per pair,
+                    scorer.run_many end to end, backend.extract_claims for extraction
+
+A context longer than the model's window is cut into pieces and the max over pieces taken,
+as the scorer does. Failed rows (an extraction that failed, an unparseable or too long JSON
+call) are counted per variant and left out of that variant's metrics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import quality_data as data
+from benchmarks.quality_judges import (
+    OneCall,
+    Pair,
+    attributed_share,
+    log,
+    max_over_pieces,
+    recall_of_claims,
+    run_shipped,
+    unique_claims,
+)
+from benchmarks.quality_metrics import (
+    MATCH_THRESHOLD,
+    ExtractionTally,
+    auroc,
+    balanced_accuracy,
+    correlations,
+    mean,
+    sentences,
+    share_at_least,
+    spearman,
+    tune_threshold,
+    word_overlap,
+)
+from offline_recall import (
+    ContextRecallOptions,
+    ContextRecallScorer,
+    create_context_recall_scorer,
+    load_manifest,
+)
+from offline_recall.backends import Failed
+
+# TEMPORARY until ContextRecallScorer.support / .threshold land: the raw judge stands in.
+SHIM = not hasattr(ContextRecallScorer, "support")
+if SHIM:
+    ContextRecallScorer.support = lambda self, pairs: self.backend.judge(pairs)  # type: ignore[attr-defined]
+    ContextRecallScorer.threshold = property(lambda self: self.backend.info.threshold)  # type: ignore[attr-defined]
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+Value = float | int | str | None
+Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
+A = TypeVar("A")
+R = TypeVar("R")
+
+
+@dataclass
+class Variant:
+    """One column: how it scores a (context, claim) pair, an item end to end, and extracts."""
+
+    name: str
+    threshold: float
+    pairs: Callable[[Sequence[Pair]], list[float | None]]
+    recall: Callable[[Sequence[Item]], list[float | None]]
+    extract: Callable[[Sequence[str]], list[list[str] | None]] | None
+
+
+@dataclass
+class Section:
+    title: str
+    rows: dict[str, dict[str, Value]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def put(self, variant: str, metrics: dict[str, Value]) -> None:
+        for metric, value in metrics.items():
+            self.rows.setdefault(metric, {})[variant] = value
+
+
+def timed(section: Section, variant: str, fn: Callable[[A], R], arg: A) -> R:
+    log(f"{section.title}: {variant}")
+    started = time.perf_counter()
+    value = fn(arg)
+    section.seconds[variant] = section.seconds.get(variant, 0.0) + time.perf_counter() - started
+    return value
+
+
+def counts(scores: Sequence[float | None]) -> str:
+    return f"{sum(s is not None for s in scores)} ({sum(s is None for s in scores)})"
+
+
+# Sections -------------------------------------------------------------------------------
+
+
+def attribution(title: str, rows: list[data.AttributionRow], variants: list[Variant]) -> Section:
+    """Balanced accuracy and AUROC per claim (max over a claim's rows), and per raw label."""
+    section = Section(title)
+    groups = list(dict.fromkeys(r.group for r in rows))
+    first = {r.group: r for r in reversed(rows)}
+    labels = [first[g].label for g in groups]
+    raw = [first[g].label_raw for g in groups]
+    for v in variants:
+        scores = timed(section, v.name, v.pairs, [(r.context, r.claim) for r in rows])
+        by_group: dict[str, list[float | None]] = {}
+        for r, s in zip(rows, scores, strict=True):
+            by_group.setdefault(r.group, []).append(s)
+        claim_scores = [_max_or_none(by_group[g]) for g in groups]
+        metrics: dict[str, Value] = {
+            "balanced accuracy": balanced_accuracy(labels, claim_scores, v.threshold),
+            "AUROC": auroc(labels, claim_scores),
+        }
+        for label in data.RAW_LABELS:
+            picked = [s for s, r in zip(claim_scores, raw, strict=True) if r == label]
+            metrics[f"mean score ({label})"] = mean(picked)
+            metrics[f"judged supported ({label})"] = share_at_least(picked, v.threshold)
+        for other in data.RAW_LABELS[1:]:
+            pos = [s for s, r in zip(claim_scores, raw, strict=True) if r in ("supported", other)]
+            y = [int(r == "supported") for r in raw if r in ("supported", other)]
+            metrics[f"AUROC supported vs {other}"] = auroc(y, pos)
+        metrics["claims scored (failed)"] = counts(claim_scores)
+        section.put(v.name, metrics)
+    return section
+
+
+def _max_or_none(values: list[float | None]) -> float | None:
+    return None if any(v is None for v in values) else max(v for v in values if v is not None)
+
+
+def extraction(rows: list[data.DecompositionRow], variants: list[Variant]) -> Section:
+    section = Section("claim extraction: RoSE atomic facts")
+    for v in variants:
+        if v.extract is None:
+            section.put(v.name, {"F1": "same as shipped"})
+            continue
+        found = timed(section, v.name, v.extract, [r.text for r in rows])
+        tally = ExtractionTally()
+        for claims, row in zip(found, rows, strict=True):
+            if claims is not None:
+                tally.add(claims, row.claims)
+        metrics: dict[str, Value] = dict(tally.scores())
+        metrics["texts scored (failed)"] = (
+            f"{sum(f is not None for f in found)} ({found.count(None)})"
+        )
+        section.put(v.name, metrics)
+    return section
+
+
+def e2e(title: str, rows: list[data.RecallRow], variants: list[Variant], kind: str) -> Section:
+    section = Section(title)
+    targets = [r.target for r in rows]
+    for v in variants:
+        items = [(r.reference, r.contexts) for r in rows]
+        scores = timed(section, v.name, v.recall, items)
+        metrics: dict[str, Value] = {}
+        if kind == "rose":
+            metrics.update(correlations(targets, scores))
+        else:
+            metrics["AUROC all vs rest"] = auroc([float(t == 2) for t in targets], scores)
+            metrics["Spearman, none < some < all"] = spearman(targets, scores)
+            for name, order in data.EXPECTED_ORDER.items():
+                picked = [s for s, t in zip(scores, targets, strict=True) if t == order]
+                metrics[f"mean recall ({name})"] = mean(picked)
+        metrics["items scored (failed)"] = counts(scores)
+        section.put(v.name, metrics)
+    return section
+
+
+def clapnq(rows: data.ClapRows, variants: list[Variant]) -> Section:
+    section = Section("end to end: ClapNQ, gold sentences vs another question's passage")
+    n = len(rows.gold)
+    for v in variants:
+        items = [(r.reference, r.contexts) for r in rows.gold + rows.other]
+        scores = timed(section, v.name, v.recall, items)
+        gold, other = scores[:n], scores[n:]
+        section.put(
+            v.name,
+            {
+                "mean recall (gold sentences)": mean(gold),
+                "mean recall (other passage)": mean(other),
+                "AUROC gold vs other": auroc([1.0] * n + [0.0] * n, scores),
+                "items scored (failed)": f"{counts(gold)} / {counts(other)}",
+            },
+        )
+    return section
+
+
+# Variants --------------------------------------------------------------------------------
+
+
+def overlap_variant(threshold: float) -> Variant:
+    def recall(items: Sequence[Item]) -> list[float | None]:
+        out: list[float | None] = []
+        for ground_truth, contexts in items:
+            claims = sentences(ground_truth)
+            hits = [max((word_overlap(c, s) for c in contexts), default=0.0) for s in claims]
+            out.append(sum(h >= threshold for h in hits) / len(hits) if hits else 0.0)
+        return out
+
+    return Variant(
+        name="word overlap",
+        threshold=threshold,
+        pairs=lambda pairs: [word_overlap(c, q) for c, q in pairs],
+        recall=recall,
+        extract=lambda texts: [sentences(t) for t in texts],
+    )
+
+
+def model_variants(scorer: ContextRecallScorer, manifest: Any) -> list[Variant]:
+    """The shipped scorer, P(yes) and one JSON call (vLLM only), sharing one engine."""
+    backend = scorer.backend
+    claims_of: dict[str, list[str] | None] = {}  # ground truth -> the shipped scorer's claims
+
+    def shipped_recall(items: Sequence[Item]) -> list[float | None]:
+        results = run_shipped(scorer, items)
+        for (ground_truth, _), r in zip(items, results, strict=True):
+            claims_of[ground_truth] = None if r.score is None else list(r.claims)
+        return [r.score for r in results]
+
+    def p_yes_recall(items: Sequence[Item]) -> list[float | None]:
+        missing = [i for i in items if i[0] not in claims_of]
+        if missing:
+            shipped_recall(missing)
+        return recall_of_claims(
+            backend.judge,
+            backend,
+            [claims_of[g] for g, _ in items],
+            [c for _, c in items],
+            backend.info.threshold,
+        )
+
+    def extract(texts: Sequence[str]) -> list[list[str] | None]:
+        found = backend.extract_claims(texts)
+        return [None if isinstance(f, Failed) else unique_claims(f) for f in found]
+
+    shipped = Variant(
+        name="shipped (shim: raw P(yes))" if SHIM else "shipped",
+        threshold=scorer.threshold,
+        pairs=lambda pairs: list(max_over_pieces(scorer.support, backend, pairs)),
+        recall=shipped_recall,
+        extract=extract,
+    )
+    p_yes = Variant(
+        name=f"model P(yes), prompt {backend.info.prompt_version}",
+        threshold=backend.info.threshold,
+        pairs=lambda pairs: list(max_over_pieces(backend.judge, backend, pairs)),
+        recall=p_yes_recall,
+        extract=None,
+    )
+    llm = getattr(backend, "llm", None)
+    if llm is None:
+        return [shipped, p_yes]
+    one_call = OneCall(llm, manifest)
+    memo: dict[tuple[str, tuple[str, ...]], float | None] = {}
+
+    def one_call_recall(items: Sequence[Item]) -> list[float | None]:
+        keys = [(g, tuple(c)) for g, c in items]
+        todo = list(dict.fromkeys(k for k in keys if k not in memo))
+        for key, found in zip(todo, one_call.run(todo), strict=True):
+            memo[key] = attributed_share(found)
+        return [memo[k] for k in keys]
+
+    def one_call_extract(texts: Sequence[str]) -> list[list[str] | None]:
+        found = one_call.run([(t, [t]) for t in texts])
+        return [None if isinstance(f, Failed) else [s.statement for s in f] for f in found]
+
+    return [
+        shipped,
+        p_yes,
+        Variant(
+            name="one JSON call",
+            threshold=1.0,
+            pairs=lambda pairs: one_call_recall([(q, [c]) for c, q in pairs]),
+            recall=one_call_recall,
+            extract=one_call_extract,
+        ),
+    ]
+
+
+# Output ----------------------------------------------------------------------------------
+
+
+def cell(value: Value) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def table(sections: list[Section], columns: list[str]) -> str:
+    lines = [f"| metric | {' | '.join(columns)} |", "|---|" + "---:|" * len(columns)]
+    for s in sections:
+        lines.append(f"| **{s.title}** |" + " |" * len(columns))
+        for metric, values in s.rows.items():
+            lines.append(f"| {metric} | {' | '.join(cell(values.get(c)) for c in columns)} |")
+        seconds = [f"{s.seconds[c]:.1f}" if c in s.seconds else "" for c in columns]
+        lines.append(f"| seconds | {' | '.join(seconds)} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--model", default="smollm2-135m-instruct", help="model name or manifest")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="labelled data folder")
+    parser.add_argument("--tune", type=Path, default=DEFAULT_DATA, help="where baselines are tuned")
+    parser.add_argument("--limit", type=int, help="rows per file (claims for oracle chunks)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --limit choice")
+    parser.add_argument("--backend", choices=["vllm", "transformers"], default="vllm")
+    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    started = time.perf_counter()
+
+    tune_rows = data.attribution(args.tune / data.WICE_ARTICLE, None, args.seed)
+    overlap_t = tune_threshold(
+        [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
+    )
+    manifest = load_manifest(args.model)
+    scorer = create_context_recall_scorer(
+        args.model,
+        ContextRecallOptions(context_extractor=lambda _input, output: list(output)),
+        backend=args.backend,
+    )
+    variants = [overlap_variant(overlap_t), *model_variants(scorer, manifest)]
+    d, n, seed = args.data, args.limit, args.seed
+    sections = [
+        attribution(
+            "attribution: WiCE, whole article",
+            data.attribution(d / data.WICE_ARTICLE, n, seed),
+            variants,
+        ),
+        attribution(
+            "attribution: WiCE, oracle chunks (max over a claim's chunks)",
+            data.attribution(d / data.WICE_CHUNKS, n, seed),
+            variants,
+        ),
+        extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants),
+        e2e(
+            "end to end: RoSE, recall vs human_recall",
+            data.rose_e2e(d / data.ROSE_E2E, n, seed),
+            variants,
+            "rose",
+        ),
+        e2e(
+            "end to end: WiCE, claim vs article",
+            data.wice_e2e(d / data.WICE_E2E, n, seed),
+            variants,
+            "wice",
+        ),
+        clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants),
+    ]
+    close = getattr(scorer.backend, "close", None)
+    if close is not None:
+        close()
+
+    # Computed shipped first (the P(yes) column reuses its claims), shown with it last.
+    columns = [v.name for v in variants[:1] + variants[2:] + variants[1:2]]
+    thresholds = {v.name: v.threshold for v in variants}
+    info = scorer.backend.info
+    header = [
+        f"model {info.fingerprint}, prompt {info.prompt_version}, backend {args.backend}; "
+        f"data {args.data}" + (f", --limit {n} (seed {seed})" if n else ""),
+        "thresholds (supported = score >= threshold): "
+        + "; ".join(f"{k} {t:.3f}" for k, t in thresholds.items())
+        + f" (word overlap tuned for balanced accuracy on {args.tune / data.WICE_ARTICLE}, "
+        f"{len(tune_rows)} rows)",
+        f"claim matcher: greedy one-to-one on content-word F1 >= {MATCH_THRESHOLD}",
+        f"total {time.perf_counter() - started:.0f} s",
+    ]
+    print("\n".join(header) + "\n\n" + table(sections, columns))
+    if args.json:
+        report = {
+            "command": " ".join(sys.argv),
+            "model": info.fingerprint,
+            "prompt_version": info.prompt_version,
+            "backend": args.backend,
+            "data": str(args.data),
+            "limit": n,
+            "seed": seed,
+            "thresholds": thresholds,
+            "matcher": {"kind": "greedy one-to-one, content-word F1", "threshold": MATCH_THRESHOLD},
+            "sections": [
+                {"title": s.title, "metrics": s.rows, "seconds": s.seconds} for s in sections
+            ],
+        }
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""Pure parts of the quality benchmark: content words, the claim matcher, and the metrics.
+
+Every metric returns None when it is undefined on the rows it is given (one class only, a
+constant series, no rows), never NaN. Rows a variant failed on are passed in as None and left
+out; the caller counts them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from offline_recall.chunking import split_sentences
+
+_WORD = re.compile(r"[a-z0-9]+")
+# fmt: off
+STOP_WORDS = frozenset({
+    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for",
+    "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
+    "this", "that", "these", "those", "he", "she", "they", "them", "his", "her", "their", "i",
+    "we", "you", "our", "your", "has", "have", "had", "do", "does", "did", "not", "no", "so",
+    "than", "then", "there", "which", "who", "whom", "what", "when", "where", "while", "will",
+    "would", "can", "could", "should", "may", "might", "must", "shall", "also", "into",
+    "about", "over", "after", "before", "up", "out",
+})
+# fmt: on
+
+MATCH_THRESHOLD = 0.5
+"""A claim matches a human fact when their content-word F1 is at least this."""
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased alphanumeric tokens of `text`, stop words left out."""
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+def word_overlap(context: str, claim: str) -> float:
+    """The share of the claim's distinct content words that appear in the context.
+
+    A claim with no content words has nothing to find: 0.
+    """
+    words = set(content_words(claim))
+    if not words:
+        return 0.0
+    return len(words & set(content_words(context))) / len(words)
+
+
+def sentences(text: str) -> list[str]:
+    """The baseline's claims: the text's sentences."""
+    return split_sentences(text)
+
+
+# The claim matcher ------------------------------------------------------------------------
+
+
+def word_f1(a: str, b: str) -> float:
+    """F1 of the two texts' content-word multisets (0 when either has none)."""
+    wa, wb = Counter(content_words(a)), Counter(content_words(b))
+    common = sum((wa & wb).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / sum(wa.values()), common / sum(wb.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def match_claims(
+    extracted: Sequence[str], gold: Sequence[str], threshold: float = MATCH_THRESHOLD
+) -> int:
+    """How many extracted claims match a human fact, one to one.
+
+    Greedy on content-word F1: the best-scoring pair first (ties in input order), each claim
+    and each fact used at most once, pairs below `threshold` never matched.
+    """
+    scored = sorted(
+        ((-word_f1(e, g), i, j) for i, e in enumerate(extracted) for j, g in enumerate(gold)),
+    )
+    used_e: set[int] = set()
+    used_g: set[int] = set()
+    for neg, i, j in scored:
+        if -neg < threshold:
+            break
+        if i not in used_e and j not in used_g:
+            used_e.add(i)
+            used_g.add(j)
+    return len(used_e)
+
+
+@dataclass
+class ExtractionTally:
+    """Claims extracted, human facts, and matches, summed over texts (micro averages)."""
+
+    extracted: int = 0
+    gold: int = 0
+    matched: int = 0
+
+    def add(self, extracted: Sequence[str], gold: Sequence[str]) -> None:
+        self.extracted += len(extracted)
+        self.gold += len(gold)
+        self.matched += match_claims(extracted, gold)
+
+    def scores(self) -> dict[str, float | None]:
+        p = self.matched / self.extracted if self.extracted else None
+        r = self.matched / self.gold if self.gold else None
+        f1 = 2 * p * r / (p + r) if p is not None and r is not None and p + r > 0 else None
+        if p is not None and r is not None and p + r == 0:
+            f1 = 0.0
+        ratio = self.extracted / self.gold if self.gold else None
+        return {"precision": p, "recall": r, "F1": f1, "count ratio": ratio}
+
+
+# Metrics ----------------------------------------------------------------------------------
+
+
+def kept(*columns: Sequence[float | None]) -> list[list[float]]:
+    """The columns restricted to the rows where none of them is None."""
+    rows = [r for r in zip(*columns, strict=True) if all(v is not None for v in r)]
+    return [[float(r[k]) for r in rows] for k in range(len(columns))]
+
+
+def _sklearn() -> Any:
+    import sklearn.metrics  # type: ignore[import-untyped]
+
+    return sklearn.metrics
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def auroc(labels: Sequence[float | None], scores: Sequence[float | None]) -> float | None:
+    """Area under the ROC curve of `scores` for the positive labels (1); None if one class."""
+    y, s = kept(labels, scores)
+    if len(set(y)) < 2:
+        return None
+    return _finite(float(_sklearn().roc_auc_score(y, s)))
+
+
+def balanced_accuracy(
+    labels: Sequence[float | None], scores: Sequence[float | None], threshold: float
+) -> float | None:
+    """Balanced accuracy of `score >= threshold` as the positive decision; None if one class."""
+    y, s = kept(labels, scores)
+    if len(set(y)) < 2:
+        return None
+    return float(_sklearn().balanced_accuracy_score(y, [v >= threshold for v in s]))
+
+
+def tune_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
+    """The threshold with the best balanced accuracy over the observed scores (lowest on ties)."""
+    best, best_t = -1.0, 0.5
+    for t in sorted(set(scores)):
+        value = balanced_accuracy(list(labels), list(scores), t)
+        if value is not None and value > best:
+            best, best_t = value, t
+    return best_t
+
+
+def mean(values: Sequence[float | None]) -> float | None:
+    (v,) = kept(values)
+    return sum(v) / len(v) if v else None
+
+
+def share_at_least(values: Sequence[float | None], threshold: float) -> float | None:
+    (v,) = kept(values)
+    return sum(x >= threshold for x in v) / len(v) if v else None
+
+
+def correlations(
+    targets: Sequence[float | None], scores: Sequence[float | None]
+) -> dict[str, float | None]:
+    """Pearson, Spearman and Kendall correlation and mean absolute error of scores vs targets."""
+    t, s = kept(targets, scores)
+    out: dict[str, float | None] = {"Pearson": None, "Spearman": None, "Kendall": None}
+    if len(t) >= 2 and len(set(t)) > 1 and len(set(s)) > 1:
+        from scipy.stats import kendalltau, pearsonr, spearmanr
+
+        out["Pearson"] = _finite(float(pearsonr(t, s).statistic))
+        out["Spearman"] = _finite(float(spearmanr(t, s).statistic))
+        out["Kendall"] = _finite(float(kendalltau(t, s).statistic))
+    out["MAE"] = sum(abs(a - b) for a, b in zip(t, s, strict=True)) / len(t) if t else None
+    return out
+
+
+def spearman(targets: Sequence[float | None], scores: Sequence[float | None]) -> float | None:
+    return correlations(targets, scores)["Spearman"]

@@ -1,0 +1,132 @@
+"""The quality benchmark's pure parts: overlap baseline, claim matcher, metrics, data loading."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import quality_data as data
+from benchmarks.quality_metrics import (
+    ExtractionTally,
+    auroc,
+    balanced_accuracy,
+    content_words,
+    correlations,
+    match_claims,
+    mean,
+    share_at_least,
+    tune_threshold,
+    word_f1,
+    word_overlap,
+)
+
+
+def test_content_words_drop_stop_words_case_and_punctuation() -> None:
+    assert content_words("The Eiffel Tower is in PARIS, France.") == [
+        "eiffel",
+        "tower",
+        "paris",
+        "france",
+    ]
+
+
+def test_word_overlap_is_the_share_of_claim_words_found() -> None:
+    context = "The Eiffel Tower stands in Paris."
+    assert word_overlap(context, "The Eiffel Tower is in Paris.") == 1.0
+    assert word_overlap(context, "The Eiffel Tower is in Rome.") == pytest.approx(2 / 3)
+    assert word_overlap(context, "It is.") == 0.0  # no content words: nothing found
+
+
+def test_matcher_is_one_to_one_and_thresholded() -> None:
+    gold = ["Gary Gardner is 22 years old.", "Gardner is on loan at Nottingham Forest."]
+    extracted = [
+        "Gary Gardner is 22 years old.",
+        "Gary Gardner is 22.",  # matches the same fact, which is already taken
+        "Gardner is on loan at Forest.",
+        "Tim Sherwood is the manager.",  # matches nothing
+    ]
+    assert match_claims(extracted, gold) == 2
+    assert match_claims(extracted, gold, threshold=1.01) == 0
+    assert word_f1("Gary Gardner is 22.", "Gary Gardner is 22 years old.") == pytest.approx(0.75)
+
+
+def test_extraction_tally_micro_averages() -> None:
+    tally = ExtractionTally()
+    tally.add(["A cat sat.", "A dog ran."], ["A cat sat.", "A bird flew.", "A fish swam."])
+    tally.add([], ["Something happened."])
+    scores = tally.scores()
+    assert scores["precision"] == 0.5
+    assert scores["recall"] == 0.25
+    assert scores["F1"] == pytest.approx(1 / 3)
+    assert scores["count ratio"] == 0.5
+
+
+def test_metrics_skip_failed_rows_and_are_none_when_undefined() -> None:
+    labels = [1, 0, 1, 0, 1]
+    scores = [0.9, 0.2, None, 0.4, 0.3]  # one failed row, left out
+    assert auroc(labels, scores) == pytest.approx(0.75)
+    assert balanced_accuracy(labels, scores, 0.25) == pytest.approx(0.75)
+    assert auroc([1, 1], [0.2, 0.3]) is None  # one class
+    assert mean([None, None]) is None
+    assert share_at_least([0.5, 0.4, None], 0.5) == 0.5
+    constant = correlations([0.1, 0.5, 0.9], [0.3, 0.3, 0.3])
+    assert constant["Pearson"] is None and constant["MAE"] == pytest.approx(1 / 3)
+    moving = correlations([0.1, 0.5, 0.9, None], [0.2, 0.4, 1.0, 0.5])
+    assert moving["Spearman"] == pytest.approx(1.0) and moving["Kendall"] == pytest.approx(1.0)
+
+
+def test_threshold_tuning_picks_the_best_balanced_accuracy() -> None:
+    assert tune_threshold([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.8]) == 0.6
+    assert tune_threshold([0, 1, 0, 1], [0.1, 0.3, 0.6, 0.8]) == 0.3
+
+
+def _write(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_oracle_chunks_are_subset_by_claim_and_stable(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": f"c{g}#chunk{k}",
+            "group": f"c{g}",
+            "claim": f"claim {g}",
+            "context": f"chunk {k}",
+            "label": g % 2,
+            "label_raw": "supported" if g % 2 else "not_supported",
+        }
+        for g in range(10)
+        for k in range(3)
+    ]
+    path = _write(tmp_path / data.WICE_CHUNKS, rows)
+    picked = data.attribution(path, 4, seed=0)
+    assert len({r.group for r in picked}) == 4 and len(picked) == 12
+    assert picked == data.attribution(path, 4, seed=0)
+    assert picked != data.attribution(path, 4, seed=1)
+    assert len(data.attribution(path, None, seed=0)) == 30
+
+
+def test_recall_rows_and_clapnq_conditions(tmp_path: Path) -> None:
+    wice = _write(
+        tmp_path / data.WICE_E2E,
+        [{"id": "w1", "reference": "R", "contexts": ["A"], "expected": "some"}],
+    )
+    assert data.wice_e2e(wice, None, 0)[0].target == 1.0
+    clap = _write(
+        tmp_path / data.CLAPNQ_E2E,
+        [
+            {
+                "id": 7,
+                "reference": "R",
+                "contexts_gold_sentences": ["g1", "g2"],
+                "contexts_other_question_passage": ["o"],
+            }
+        ],
+    )
+    rows = data.clapnq(clap, None, 0)
+    assert rows.gold[0].contexts == ("g1", "g2") and rows.other[0].contexts == ("o",)
+    with pytest.raises(SystemExit, match="missing data file"):
+        data.rose_e2e(tmp_path / data.ROSE_E2E, None, 0)
