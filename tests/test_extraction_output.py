@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from offline_recall.backends.claims import finished_claims
+from offline_recall.backends import Failed
+from offline_recall.backends.claims import finished_claims, settle_claims
+from offline_recall.prompts import load_prompts
 
 
 def test_a_claim_list_cut_off_mid_claim_keeps_the_finished_claims() -> None:
@@ -17,3 +19,19 @@ def test_nothing_finished_is_nothing() -> None:
 
 def test_a_complete_list_reads_whole() -> None:
     assert finished_claims('{"claims" : [ "x" ,"y"]}') == ["x", "y"]
+
+
+def test_v2_rules_drop_made_up_claims_and_fall_back_to_sentences() -> None:
+    rules = load_prompts("v2").extract
+    text = "The museum opened in 1901. It holds 3,000 paintings."
+    kept = settle_claims(text, ["The museum opened in 1901.", "Dragons guard the vault."], rules)
+    assert kept == ["The museum opened in 1901."]
+    fallback = ["The museum opened in 1901.", "It holds 3,000 paintings."]
+    assert settle_claims(text, ["Dragons guard the vault."], rules) == fallback
+    assert settle_claims(text, Failed("runaway"), rules) == fallback
+
+
+def test_v1_rules_keep_what_the_model_wrote() -> None:
+    rules = load_prompts("v1").extract
+    assert settle_claims("Text.", ["Made up."], rules) == ["Made up."]
+    assert settle_claims("Text.", Failed("runaway"), rules) == Failed("runaway")

@@ -7,6 +7,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
+from ..chunking import split_sentences
+from ..prompts import ExtractPrompt
+from ..signals import word_overlap
 from .base import Failed
 
 Claim = Annotated[str, StringConstraints(min_length=1)]
@@ -54,3 +57,20 @@ def parse_claims(raw: str, claims_type: type[BaseModel], limit: int) -> list[str
         if finished:
             return finished
         return Failed(f"claim extraction did not finish a single claim in {limit} tokens")
+
+
+def settle_claims(text: str, found: list[str] | Failed, rules: ExtractPrompt) -> list[str] | Failed:
+    """The prompt set's rules applied to what the model extracted from `text`.
+
+    A claim whose words are mostly absent from the text was made up, not extracted: it is
+    dropped. If nothing is left, the text's own sentences can stand in for its claims.
+    """
+    if not isinstance(found, Failed) and rules.min_grounding > 0:
+        found = [c for c in found if word_overlap(text, c) >= rules.min_grounding]
+    if rules.fallback_to_sentences and (isinstance(found, Failed) or not found):
+        sentences = split_sentences(text)
+        if sentences:
+            return sentences
+    if not isinstance(found, Failed) and not found:
+        return Failed("no extracted claim is grounded in the text")
+    return found

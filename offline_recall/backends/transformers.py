@@ -10,7 +10,7 @@ from ..errors import MissingExtraError
 from ..models import ModelManifest, model_dir, quiet_loading
 from .base import BackendInfo, Failed
 from .chat import ChatPrompts
-from .claims import claim_list_type, parse_claims
+from .claims import claim_list_type, parse_claims, settle_claims
 
 if TYPE_CHECKING:
     import torch
@@ -97,7 +97,8 @@ class TransformersBackend:
         prompt = self._chat.extract_text(text)
         limit = self._manifest.decoding.max_new_tokens
         raw = self._generator(prompt, max_new_tokens=limit, do_sample=False)
-        return parse_claims(str(raw), self._claims_type, limit)
+        found = parse_claims(str(raw), self._claims_type, limit)
+        return settle_claims(text, found, self._chat.prompts.extract)
 
     # Attribution ----------------------------------------------------------------------
 

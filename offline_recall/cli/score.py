@@ -185,6 +185,7 @@ def score(
         model=model,
         manifest=load_manifest(model),
         info=info,
+        profile=scorer.judge.profile,
         backend=backend,
         scale=scale,
         mapping=parse_mapping(mapping),

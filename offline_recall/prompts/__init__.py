@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from string import Template
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigurationError
 
@@ -34,6 +34,16 @@ class ExtractPrompt(BaseModel):
     user: str
     example_text: str
     example_claims: tuple[str, ...]
+    min_grounding: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Drop a claim unless this share of its content words is in the text",
+    )
+    fallback_to_sentences: bool = Field(
+        default=False,
+        description="When no claim survives (or none was finished), use the text's sentences",
+    )
 
 
 class JudgePrompt(BaseModel):
