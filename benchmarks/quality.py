@@ -57,11 +57,11 @@ from benchmarks.quality_metrics import (
     balanced_accuracy,
     correlations,
     mean,
+    overlap_recall,
     sentences,
     share_at_least,
     spearman,
     tune_threshold,
-    word_overlap,
 )
 from offline_recall import (
     ContextRecallOptions,
@@ -70,12 +70,7 @@ from offline_recall import (
     load_manifest,
 )
 from offline_recall.backends import Failed
-
-# TEMPORARY until ContextRecallScorer.support / .threshold land: the raw judge stands in.
-SHIM = not hasattr(ContextRecallScorer, "support")
-if SHIM:
-    ContextRecallScorer.support = lambda self, pairs: self.backend.judge(pairs)  # type: ignore[attr-defined]
-    ContextRecallScorer.threshold = property(lambda self: self.backend.info.threshold)  # type: ignore[attr-defined]
+from offline_recall.signals import word_overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Value = float | int | str | None
@@ -217,19 +212,11 @@ def clapnq(rows: data.ClapRows, variants: list[Variant]) -> Section:
 
 
 def overlap_variant(threshold: float) -> Variant:
-    def recall(items: Sequence[Item]) -> list[float | None]:
-        out: list[float | None] = []
-        for ground_truth, contexts in items:
-            claims = sentences(ground_truth)
-            hits = [max((word_overlap(c, s) for c in contexts), default=0.0) for s in claims]
-            out.append(sum(h >= threshold for h in hits) / len(hits) if hits else 0.0)
-        return out
-
     return Variant(
         name="word overlap",
         threshold=threshold,
         pairs=lambda pairs: [word_overlap(c, q) for c, q in pairs],
-        recall=recall,
+        recall=lambda items: [overlap_recall(g, c, threshold) for g, c in items],
         extract=lambda texts: [sentences(t) for t in texts],
     )
 
@@ -262,7 +249,7 @@ def model_variants(scorer: ContextRecallScorer, manifest: Any) -> list[Variant]:
         return [None if isinstance(f, Failed) else unique_claims(f) for f in found]
 
     shipped = Variant(
-        name="shipped (shim: raw P(yes))" if SHIM else "shipped",
+        name="shipped",
         threshold=scorer.threshold,
         pairs=lambda pairs: list(max_over_pieces(scorer.support, backend, pairs)),
         recall=shipped_recall,

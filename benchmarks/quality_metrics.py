@@ -12,46 +12,35 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from offline_recall.chunking import split_sentences
+from offline_recall.signals import STOP_WORDS, word_overlap
 
-_WORD = re.compile(r"[a-z0-9]+")
-# fmt: off
-STOP_WORDS = frozenset({
-    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for",
-    "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
-    "this", "that", "these", "those", "he", "she", "they", "them", "his", "her", "their", "i",
-    "we", "you", "our", "your", "has", "have", "had", "do", "does", "did", "not", "no", "so",
-    "than", "then", "there", "which", "who", "whom", "what", "when", "where", "while", "will",
-    "would", "can", "could", "should", "may", "might", "must", "shall", "also", "into",
-    "about", "over", "after", "before", "up", "out",
-})
-# fmt: on
+_WORD = re.compile(r"\w+")
 
 MATCH_THRESHOLD = 0.5
 """A claim matches a human fact when their content-word F1 is at least this."""
 
 
 def content_words(text: str) -> list[str]:
-    """Lower-cased alphanumeric tokens of `text`, stop words left out."""
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
-
-
-def word_overlap(context: str, claim: str) -> float:
-    """The share of the claim's distinct content words that appear in the context.
-
-    A claim with no content words has nothing to find: 0.
-    """
-    words = set(content_words(claim))
-    if not words:
-        return 0.0
-    return len(words & set(content_words(context))) / len(words)
+    """Lower-cased word tokens of `text`, stop words left out (as the overlap baseline reads
+    them)."""
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOP_WORDS]
 
 
 def sentences(text: str) -> list[str]:
     """The baseline's claims: the text's sentences."""
     return split_sentences(text)
+
+
+def overlap_recall(ground_truth: str, contexts: Sequence[str], threshold: float) -> float:
+    """The baseline end to end: the share of the ground truth's sentences whose word overlap
+    with their best context reaches `threshold` (0 for a text without sentences)."""
+    claims = sentences(ground_truth)
+    if not claims:
+        return 0.0
+    best = [max((word_overlap(c, s) for c in contexts), default=0.0) for s in claims]
+    return sum(b >= threshold for b in best) / len(best)
 
 
 # The claim matcher ------------------------------------------------------------------------
@@ -121,12 +110,6 @@ def kept(*columns: Sequence[float | None]) -> list[list[float]]:
     return [[float(r[k]) for r in rows] for k in range(len(columns))]
 
 
-def _sklearn() -> Any:
-    import sklearn.metrics  # type: ignore[import-untyped]
-
-    return sklearn.metrics
-
-
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
@@ -136,7 +119,9 @@ def auroc(labels: Sequence[float | None], scores: Sequence[float | None]) -> flo
     y, s = kept(labels, scores)
     if len(set(y)) < 2:
         return None
-    return _finite(float(_sklearn().roc_auc_score(y, s)))
+    from sklearn.metrics import roc_auc_score
+
+    return _finite(float(roc_auc_score(y, s)))
 
 
 def balanced_accuracy(
@@ -146,7 +131,9 @@ def balanced_accuracy(
     y, s = kept(labels, scores)
     if len(set(y)) < 2:
         return None
-    return float(_sklearn().balanced_accuracy_score(y, [v >= threshold for v in s]))
+    from sklearn.metrics import balanced_accuracy_score
+
+    return float(balanced_accuracy_score(y, [v >= threshold for v in s]))
 
 
 def tune_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:

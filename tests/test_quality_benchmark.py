@@ -16,10 +16,10 @@ from benchmarks.quality_metrics import (
     correlations,
     match_claims,
     mean,
+    overlap_recall,
     share_at_least,
     tune_threshold,
     word_f1,
-    word_overlap,
 )
 
 
@@ -32,11 +32,12 @@ def test_content_words_drop_stop_words_case_and_punctuation() -> None:
     ]
 
 
-def test_word_overlap_is_the_share_of_claim_words_found() -> None:
-    context = "The Eiffel Tower stands in Paris."
-    assert word_overlap(context, "The Eiffel Tower is in Paris.") == 1.0
-    assert word_overlap(context, "The Eiffel Tower is in Rome.") == pytest.approx(2 / 3)
-    assert word_overlap(context, "It is.") == 0.0  # no content words: nothing found
+def test_overlap_baseline_end_to_end_judges_each_sentence_against_its_best_context() -> None:
+    contexts = ["The Eiffel Tower stands in Paris.", "It opened in 1889."]
+    truth = "The Eiffel Tower is in Paris. It opened in 1889. It is painted gold."
+    assert overlap_recall(truth, contexts, threshold=1.0) == pytest.approx(2 / 3)
+    assert overlap_recall(truth, ["Nothing related."], threshold=0.5) == 0.0
+    assert overlap_recall("", contexts, threshold=0.5) == 0.0
 
 
 def test_matcher_is_one_to_one_and_thresholded() -> None:
