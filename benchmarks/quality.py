@@ -34,22 +34,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import quality_data as data
-from benchmarks.quality_judges import (
-    OneCall,
-    Pair,
-    attributed_share,
-    log,
-    max_over_pieces,
-    recall_of_claims,
-    run_shipped,
-    unique_claims,
-)
+from benchmarks.quality_judges import log
 from benchmarks.quality_metrics import (
     MATCH_THRESHOLD,
     ExtractionTally,
@@ -57,37 +48,18 @@ from benchmarks.quality_metrics import (
     balanced_accuracy,
     correlations,
     mean,
-    overlap_recall,
-    sentences,
     share_at_least,
     spearman,
     tune_threshold,
 )
-from offline_recall import (
-    ContextRecallOptions,
-    ContextRecallScorer,
-    create_context_recall_scorer,
-    load_manifest,
-)
-from offline_recall.backends import Failed
+from benchmarks.quality_variants import Variant, model_variants, overlap_variant
+from offline_recall import ContextRecallOptions, create_context_recall_scorer, load_manifest
 from offline_recall.signals import word_overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Value = float | int | str | None
-Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
 A = TypeVar("A")
 R = TypeVar("R")
-
-
-@dataclass
-class Variant:
-    """One column: how it scores a (context, claim) pair, an item end to end, and extracts."""
-
-    name: str
-    threshold: float
-    pairs: Callable[[Sequence[Pair]], list[float | None]]
-    recall: Callable[[Sequence[Item]], list[float | None]]
-    extract: Callable[[Sequence[str]], list[list[str] | None]] | None
 
 
 @dataclass
@@ -206,90 +178,6 @@ def clapnq(rows: data.ClapRows, variants: list[Variant]) -> Section:
             },
         )
     return section
-
-
-# Variants --------------------------------------------------------------------------------
-
-
-def overlap_variant(threshold: float) -> Variant:
-    return Variant(
-        name="word overlap",
-        threshold=threshold,
-        pairs=lambda pairs: [word_overlap(c, q) for c, q in pairs],
-        recall=lambda items: [overlap_recall(g, c, threshold) for g, c in items],
-        extract=lambda texts: [sentences(t) for t in texts],
-    )
-
-
-def model_variants(scorer: ContextRecallScorer, manifest: Any) -> list[Variant]:
-    """The shipped scorer, P(yes) and one JSON call (vLLM only), sharing one engine."""
-    backend = scorer.backend
-    claims_of: dict[str, list[str] | None] = {}  # ground truth -> the shipped scorer's claims
-
-    def shipped_recall(items: Sequence[Item]) -> list[float | None]:
-        results = run_shipped(scorer, items)
-        for (ground_truth, _), r in zip(items, results, strict=True):
-            claims_of[ground_truth] = None if r.score is None else list(r.claims)
-        return [r.score for r in results]
-
-    def p_yes_recall(items: Sequence[Item]) -> list[float | None]:
-        missing = [i for i in items if i[0] not in claims_of]
-        if missing:
-            shipped_recall(missing)
-        return recall_of_claims(
-            backend.judge,
-            backend,
-            [claims_of[g] for g, _ in items],
-            [c for _, c in items],
-            backend.info.threshold,
-        )
-
-    def extract(texts: Sequence[str]) -> list[list[str] | None]:
-        found = backend.extract_claims(texts)
-        return [None if isinstance(f, Failed) else unique_claims(f) for f in found]
-
-    shipped = Variant(
-        name="shipped",
-        threshold=scorer.threshold,
-        pairs=lambda pairs: list(max_over_pieces(scorer.support, backend, pairs)),
-        recall=shipped_recall,
-        extract=extract,
-    )
-    p_yes = Variant(
-        name=f"model P(yes), prompt {backend.info.prompt_version}",
-        threshold=backend.info.threshold,
-        pairs=lambda pairs: list(max_over_pieces(backend.judge, backend, pairs)),
-        recall=p_yes_recall,
-        extract=None,
-    )
-    llm = getattr(backend, "llm", None)
-    if llm is None:
-        return [shipped, p_yes]
-    one_call = OneCall(llm, manifest)
-    memo: dict[tuple[str, tuple[str, ...]], float | None] = {}
-
-    def one_call_recall(items: Sequence[Item]) -> list[float | None]:
-        keys = [(g, tuple(c)) for g, c in items]
-        todo = list(dict.fromkeys(k for k in keys if k not in memo))
-        for key, found in zip(todo, one_call.run(todo), strict=True):
-            memo[key] = attributed_share(found)
-        return [memo[k] for k in keys]
-
-    def one_call_extract(texts: Sequence[str]) -> list[list[str] | None]:
-        found = one_call.run([(t, [t]) for t in texts])
-        return [None if isinstance(f, Failed) else [s.statement for s in f] for f in found]
-
-    return [
-        shipped,
-        p_yes,
-        Variant(
-            name="one JSON call",
-            threshold=1.0,
-            pairs=lambda pairs: one_call_recall([(q, [c]) for c, q in pairs]),
-            recall=one_call_recall,
-            extract=one_call_extract,
-        ),
-    ]
 
 
 # Output ----------------------------------------------------------------------------------
