@@ -15,8 +15,12 @@ import pytest
 from offline_recall import ContextRecallOptions, Status, create_context_recall_scorer, load_manifest
 from offline_recall.backends import Backend
 from offline_recall.backends.vllm import VLLMBackend
+from offline_recall.calibrate import fit_profile
+from offline_recall.judge import signal_values
+from offline_recall.labelled import LabelledPair
 
 from .conftest import EXAMPLE
+from .test_calibration import CONTEXT, SUPPORTED, UNSUPPORTED
 
 pytestmark = [pytest.mark.model, pytest.mark.vllm]
 
@@ -96,3 +100,20 @@ def test_cli_scores_the_example_with_vllm(tmp_path: Path, model_cache: Path) -> 
     assert [r["line"] for r in rows] == list(range(1, 13))
     assert sum(r["status"] == "ok" for r in rows) >= 10
     assert "mean recall" in done.stdout
+
+
+def test_calibration_signals_on_vllm_match_transformers(engine: Backend, embedded: Backend) -> None:
+    """The model signal `calibrate` fits on: the claim against its best evidence sentences."""
+    pairs = [(CONTEXT, c) for c in SUPPORTED + UNSUPPORTED]
+    on_vllm = signal_values(engine, pairs, evidence_sentences=2)
+    on_transformers = signal_values(embedded, pairs, evidence_sentences=2)
+    for v, t in zip(on_vllm, on_transformers, strict=True):
+        assert v["model"] == pytest.approx(t["model"], abs=P_YES_TOLERANCE)
+        assert {k: x for k, x in v.items() if k != "model"} == {
+            k: x for k, x in t.items() if k != "model"
+        }
+    labelled = [LabelledPair(context, claim, claim in SUPPORTED, claim) for context, claim in pairs]
+    profile = fit_profile(labelled, on_vllm, fingerprint="f", prompt_version="v", folds=3)
+    probabilities = [profile.probability(v) for v in on_vllm]
+    assert min(probabilities[: len(SUPPORTED)]) >= profile.threshold
+    assert max(probabilities[len(SUPPORTED) :]) < profile.threshold
