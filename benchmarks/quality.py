@@ -53,7 +53,13 @@ from benchmarks.quality_metrics import (
     tune_threshold,
 )
 from benchmarks.quality_variants import Variant, model_variants, overlap_variant
-from offline_recall import ContextRecallOptions, create_context_recall_scorer, load_manifest
+from offline_recall import (
+    ContextRecallOptions,
+    ContextRecallScorer,
+    create_context_recall_scorer,
+    load_manifest,
+)
+from offline_recall.profile import user_profile_path
 from offline_recall.signals import word_overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -202,6 +208,45 @@ def table(sections: list[Section], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def all_sections(d: Path, n: int | None, seed: int, variants: list[Variant]) -> list[Section]:
+    """Every section on the data folder `d`, `n` rows per file (all if None)."""
+    return [
+        attribution(
+            "attribution: WiCE, whole article",
+            data.attribution(d / data.WICE_ARTICLE, n, seed),
+            variants,
+        ),
+        attribution(
+            "attribution: WiCE, oracle chunks (max over a claim's chunks)",
+            data.attribution(d / data.WICE_CHUNKS, n, seed),
+            variants,
+        ),
+        extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants),
+        e2e(
+            "end to end: RoSE, recall vs human_recall",
+            data.rose_e2e(d / data.ROSE_E2E, n, seed),
+            variants,
+            "rose",
+        ),
+        e2e(
+            "end to end: WiCE, claim vs article",
+            data.wice_e2e(d / data.WICE_E2E, n, seed),
+            variants,
+            "wice",
+        ),
+        clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants),
+    ]
+
+
+def profile_note(scorer: ContextRecallScorer) -> str:
+    """Which rule decided the shipped column, flagged when a user's calibration overrode it."""
+    profile, info = scorer.judge.profile, scorer.backend.info
+    note = f"{profile.trained_on or 'unnamed'} (digest {profile.digest})"
+    if user_profile_path(info.fingerprint, info.prompt_version).is_file():
+        note += ", a profile calibrated on this machine, not the one shipped"
+    return note
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -228,33 +273,8 @@ def main() -> None:
         backend=args.backend,
     )
     variants = [overlap_variant(overlap_t), *model_variants(scorer, manifest)]
-    d, n, seed = args.data, args.limit, args.seed
-    sections = [
-        attribution(
-            "attribution: WiCE, whole article",
-            data.attribution(d / data.WICE_ARTICLE, n, seed),
-            variants,
-        ),
-        attribution(
-            "attribution: WiCE, oracle chunks (max over a claim's chunks)",
-            data.attribution(d / data.WICE_CHUNKS, n, seed),
-            variants,
-        ),
-        extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants),
-        e2e(
-            "end to end: RoSE, recall vs human_recall",
-            data.rose_e2e(d / data.ROSE_E2E, n, seed),
-            variants,
-            "rose",
-        ),
-        e2e(
-            "end to end: WiCE, claim vs article",
-            data.wice_e2e(d / data.WICE_E2E, n, seed),
-            variants,
-            "wice",
-        ),
-        clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants),
-    ]
+    n, seed = args.limit, args.seed
+    sections = all_sections(args.data, n, seed, variants)
     close = getattr(scorer.backend, "close", None)
     if close is not None:
         close()
@@ -270,6 +290,7 @@ def main() -> None:
         + "; ".join(f"{k} {t:.3f}" for k, t in thresholds.items())
         + f" (word overlap tuned for balanced accuracy on {args.tune / data.WICE_ARTICLE}, "
         f"{len(tune_rows)} rows)",
+        f"shipped judge profile: {profile_note(scorer)}",
         f"claim matcher: greedy one-to-one on content-word F1 >= {MATCH_THRESHOLD}",
         f"total {time.perf_counter() - started:.0f} s",
     ]
@@ -280,6 +301,7 @@ def main() -> None:
             "model": info.fingerprint,
             "prompt_version": info.prompt_version,
             "backend": args.backend,
+            "judge_profile": profile_note(scorer),
             "data": str(args.data),
             "limit": n,
             "seed": seed,

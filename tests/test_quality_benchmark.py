@@ -131,3 +131,81 @@ def test_recall_rows_and_clapnq_conditions(tmp_path: Path) -> None:
     assert rows.gold[0].contexts == ("g1", "g2") and rows.other[0].contexts == ("o",)
     with pytest.raises(SystemExit, match="missing data file"):
         data.rose_e2e(tmp_path / data.ROSE_E2E, None, 0)
+
+
+def _tiny_data(root: Path) -> None:
+    """Every file of a data folder, a few rows each."""
+    paris, rome = "The Eiffel Tower is in Paris.", "The Colosseum is in Rome."
+    labels = [("supported", 1, paris), ("partially_supported", 0, rome)]
+    labels += [("not_supported", 0, "Bananas are blue.")]
+    _write(
+        root / data.WICE_ARTICLE,
+        [
+            {"id": f"w{i}", "claim": c, "context": paris, "label": y, "label_raw": raw}
+            for i, (raw, y, c) in enumerate(labels)
+        ],
+    )
+    _write(
+        root / data.WICE_CHUNKS,
+        [
+            {"id": f"w{i}#{k}", "group": f"w{i}", "claim": c, "context": ctx}
+            | {"label": y, "label_raw": raw}
+            for i, (raw, y, c) in enumerate(labels)
+            for k, ctx in enumerate([paris, "Unrelated text."])
+        ],
+    )
+    _write(
+        root / data.WICE_E2E,
+        [
+            {"id": f"w{i}", "reference": c, "contexts": [paris], "expected": e}
+            for i, ((_, _, c), e) in enumerate(zip(labels, ["all", "some", "none"], strict=True))
+        ],
+    )
+    _write(root / data.ROSE_ACUS, [{"id": "r", "text": f"{paris} {rome}", "claims": [paris]}])
+    _write(
+        root / data.ROSE_E2E,
+        [
+            {"id": f"r{i}", "reference": f"{paris} {rome}", "contexts": [ctx], "human_recall": h}
+            for i, (ctx, h) in enumerate([(paris, 0.5), (f"{paris} {rome}", 1.0), ("No.", 0.0)])
+        ],
+    )
+    _write(
+        root / data.CLAPNQ_E2E,
+        [
+            {
+                "id": i,
+                "reference": ref,
+                "contexts_gold_sentences": [ref],
+                "contexts_other_question_passage": ["Something else entirely."],
+            }
+            for i, ref in enumerate([paris, rome])
+        ],
+    )
+
+
+def test_every_section_renders_on_the_fake_backend(tmp_path: Path) -> None:
+    from benchmarks import quality
+    from benchmarks.quality_variants import model_variants, overlap_variant
+    from offline_recall import (
+        ContextRecallOptions,
+        FakeBackend,
+        create_context_recall_scorer,
+        load_manifest,
+    )
+
+    _tiny_data(tmp_path)
+    scorer = create_context_recall_scorer(
+        FakeBackend(threshold=0.5, record_calls=False),
+        ContextRecallOptions(context_extractor=lambda _input, output: list(output)),
+    )
+    variants = [overlap_variant(0.6), *model_variants(scorer, load_manifest())]
+    names = [v.name for v in variants]  # no one-JSON-call column: the fake backend has no engine
+    assert names == ["word overlap", "shipped", "model P(yes), prompt fake"]
+    sections = quality.all_sections(tmp_path, None, 0, variants)
+    text = quality.table(sections, names)
+    assert "nan" not in text.lower()
+    wice = sections[0].rows
+    assert wice["claims scored (failed)"] == {v.name: "3 (0)" for v in variants}
+    assert wice["AUROC supported vs not_supported"]["word overlap"] == 1.0
+    assert sections[5].rows["mean recall (other passage)"]["word overlap"] == 0.0
+    assert sections[2].rows["F1"][names[2]] == "same as shipped"
