@@ -211,31 +211,46 @@ def table(sections: list[Section], columns: list[str]) -> str:
 def all_sections(d: Path, n: int | None, seed: int, variants: list[Variant]) -> list[Section]:
     """Every section on the data folder `d`, `n` rows per file (all if None)."""
     return [
-        attribution(
-            "attribution: WiCE, whole article",
-            data.attribution(d / data.WICE_ARTICLE, n, seed),
-            variants,
+        _logged(
+            attribution(
+                "attribution: WiCE, whole article",
+                data.attribution(d / data.WICE_ARTICLE, n, seed),
+                variants,
+            )
         ),
-        attribution(
-            "attribution: WiCE, oracle chunks (max over a claim's chunks)",
-            data.attribution(d / data.WICE_CHUNKS, n, seed),
-            variants,
+        _logged(
+            attribution(
+                "attribution: WiCE, oracle chunks (max over a claim's chunks)",
+                data.attribution(d / data.WICE_CHUNKS, n, seed),
+                variants,
+            )
         ),
-        extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants),
-        e2e(
-            "end to end: RoSE, recall vs human_recall",
-            data.rose_e2e(d / data.ROSE_E2E, n, seed),
-            variants,
-            "rose",
+        _logged(extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants)),
+        _logged(
+            e2e(
+                "end to end: RoSE, recall vs human_recall",
+                data.rose_e2e(d / data.ROSE_E2E, n, seed),
+                variants,
+                "rose",
+            )
         ),
-        e2e(
-            "end to end: WiCE, claim vs article",
-            data.wice_e2e(d / data.WICE_E2E, n, seed),
-            variants,
-            "wice",
+        _logged(
+            e2e(
+                "end to end: WiCE, claim vs article",
+                data.wice_e2e(d / data.WICE_E2E, n, seed),
+                variants,
+                "wice",
+            )
         ),
-        clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants),
+        _logged(clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants)),
     ]
+
+
+def _logged(section: Section) -> Section:
+    """The section, its table also logged as soon as it is done (a long run keeps its parts)."""
+    columns = list(dict.fromkeys(v for values in section.rows.values() for v in values))
+    log("\n" + table([section], columns))
+    return section
 
 
 def profile_note(scorer: ContextRecallScorer) -> str:
