@@ -24,8 +24,8 @@ def test_a_complete_list_reads_whole() -> None:
 def test_v2_rules_drop_made_up_claims_and_fall_back_to_sentences() -> None:
     rules = load_prompts("v2").extract
     text = "The museum opened in 1901. It holds 3,000 paintings."
-    kept = settle_claims(text, ["The museum opened in 1901.", "Dragons guard the vault."], rules)
-    assert kept == ["The museum opened in 1901."]
+    claims = ["The museum opened in 1901.", "It holds 3,000 paintings.", "Dragons guard it."]
+    assert settle_claims(text, claims, rules) == claims[:2]
     fallback = ["The museum opened in 1901.", "It holds 3,000 paintings."]
     assert settle_claims(text, ["Dragons guard the vault."], rules) == fallback
     assert settle_claims(text, Failed("runaway"), rules) == fallback
@@ -35,3 +35,14 @@ def test_v1_rules_keep_what_the_model_wrote() -> None:
     rules = load_prompts("v1").extract
     assert settle_claims("Text.", ["Made up."], rules) == ["Made up."]
     assert settle_claims("Text.", Failed("runaway"), rules) == Failed("runaway")
+
+
+def test_v2_rules_add_the_sentences_the_claims_skipped() -> None:
+    rules = load_prompts("v2").extract
+    text = "The museum opened in 1901. It holds 3,000 paintings. Entry is free on Sundays."
+    found = settle_claims(text, ["The museum opened in 1901."], rules)
+    assert found == [
+        "The museum opened in 1901.",
+        "It holds 3,000 paintings.",
+        "Entry is free on Sundays.",
+    ]

@@ -63,10 +63,20 @@ def settle_claims(text: str, found: list[str] | Failed, rules: ExtractPrompt) ->
     """The prompt set's rules applied to what the model extracted from `text`.
 
     A claim whose words are mostly absent from the text was made up, not extracted: it is
-    dropped. If nothing is left, the text's own sentences can stand in for its claims.
+    dropped. A sentence of the text that the claims leave mostly uncovered was skipped by the
+    model: it is added as a claim of its own. If nothing is left, the text's own sentences can
+    stand in for its claims.
     """
     if not isinstance(found, Failed) and rules.min_grounding > 0:
         found = [c for c in found if word_overlap(text, c) >= rules.min_grounding]
+    if not isinstance(found, Failed) and found and rules.min_sentence_coverage > 0:
+        said = " ".join(found)
+        skipped = [
+            s
+            for s in split_sentences(text)
+            if word_overlap(said, s) < rules.min_sentence_coverage and word_overlap(s, s) > 0
+        ]
+        found = [*found, *skipped]
     if rules.fallback_to_sentences and (isinstance(found, Failed) or not found):
         sentences = split_sentences(text)
         if sentences:

@@ -44,6 +44,13 @@ class ExtractPrompt(BaseModel):
         default=False,
         description="When no claim survives (or none was finished), use the text's sentences",
     )
+    min_sentence_coverage: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Add a sentence of the text as a claim when less than this share of its "
+        "content words appear in the extracted claims",
+    )
 
 
 class JudgePrompt(BaseModel):
