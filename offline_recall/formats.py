@@ -145,6 +145,17 @@ def input_format(path: Path) -> InputFormat:
     return fmt
 
 
+def records(fmt: InputFormat, path: Path) -> Iterator[Record]:
+    """The raw records of a `fmt` file, in order, with their positions."""
+    readers = {
+        InputFormat.JSONL: jsonl_records,
+        InputFormat.JSON: json_records,
+        InputFormat.CSV: csv_records,
+        InputFormat.PARQUET: parquet_records,
+    }
+    return readers[fmt](path)
+
+
 @dataclass(frozen=True)
 class Dataset:
     """A dataset file ready to read: how its fields were detected, and how many records it has."""
@@ -159,19 +170,10 @@ class Dataset:
         """What a position is called in messages: a line of JSON Lines, a row otherwise."""
         return "line" if self.detection.format == InputFormat.JSONL else "row"
 
-    def _records(self) -> Iterator[Record]:
-        readers = {
-            InputFormat.JSONL: jsonl_records,
-            InputFormat.JSON: json_records,
-            InputFormat.CSV: csv_records,
-            InputFormat.PARQUET: parquet_records,
-        }
-        return readers[self.detection.format](self.path)
-
     def rows(self) -> Iterator[Row | RowError]:
         """Every record in order as a row, or a row error saying why it cannot be scored."""
         tabular = self.detection.format in (InputFormat.CSV, InputFormat.PARQUET)
-        for number, record in self._records():
+        for number, record in records(self.detection.format, self.path):
             if isinstance(record, str):
                 yield RowError(line=number, message=f"{self.where} {number}: {record}")
             elif tabular:

@@ -8,21 +8,13 @@ A row that cannot be used is reported with its reason; the others are kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .dataset import RowError
-from .formats import InputFormat, input_format
-from .readers import (
-    Record,
-    csv_records,
-    decode_context_cell,
-    json_records,
-    jsonl_records,
-    parquet_records,
-)
+from .formats import InputFormat, input_format, records
+from .readers import decode_context_cell
 
 _TRUE = {"1", "true", "yes", "supported"}
 _FALSE = {"0", "false", "no", "not_supported", "unsupported"}
@@ -80,23 +72,13 @@ def _pairs(number: int, record: dict[str, Any], tabular: bool) -> list[LabelledP
     ]
 
 
-def _records(path: Path) -> tuple[Iterator[Record], bool]:
-    fmt = input_format(path)
-    readers = {
-        InputFormat.JSONL: jsonl_records,
-        InputFormat.JSON: json_records,
-        InputFormat.CSV: csv_records,
-        InputFormat.PARQUET: parquet_records,
-    }
-    return readers[fmt](path), fmt in (InputFormat.CSV, InputFormat.PARQUET)
-
-
 def read_labelled(path: Path) -> tuple[list[LabelledPair], list[RowError]]:
     """The usable pairs of a labelled file, and the rows that were skipped with why."""
-    records, tabular = _records(path)
+    fmt = input_format(path)
+    tabular = fmt in (InputFormat.CSV, InputFormat.PARQUET)
     pairs: list[LabelledPair] = []
     errors: list[RowError] = []
-    for number, record in records:
+    for number, record in records(fmt, path):
         if isinstance(record, str):
             errors.append(RowError(line=number, message=f"row {number}: {record}"))
             continue

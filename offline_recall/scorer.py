@@ -156,7 +156,7 @@ class ContextRecallScorer:
                 for claim in claims[i]
             )
         )
-        p_yes = self._verdicts.lookup(pairs, self.judge.support)
+        support = self._verdicts.lookup(pairs, self.judge.support)
 
         results: list[RecallResult] = []
         for i, p in enumerate(prepared):
@@ -165,7 +165,7 @@ class ContextRecallScorer:
             elif isinstance(found := claims[i], Failed):
                 results.append(self.error_result(found.message))
             else:
-                results.append(self._finish([self._verdict(c, p.chunks, p_yes) for c in found]))
+                results.append(self._finish([self._verdict(c, p.chunks, support) for c in found]))
         return results
 
     def _extract(self, texts: list[str]) -> list[list[str] | Failed]:
@@ -216,11 +216,11 @@ class ContextRecallScorer:
         )
 
     def _verdict(
-        self, claim: str, chunks: list[_Chunk], p_yes: dict[tuple[str, str], float]
+        self, claim: str, chunks: list[_Chunk], support: dict[tuple[str, str], float]
     ) -> Verdict:
         """The claim's best chunk decides: supported if its probability clears the threshold."""
-        best = max(chunks, key=lambda c: p_yes[(c.text, claim)], default=None)
-        p = p_yes[(best.text, claim)] if best is not None else 0.0
+        best = max(chunks, key=lambda c: support[(c.text, claim)], default=None)
+        p = support[(best.text, claim)] if best is not None else 0.0
         supported = best is not None and p >= self.threshold
         return Verdict(
             claim=claim,

@@ -81,7 +81,12 @@ class Verdict(_Frozen):
 
     claim: str
     supported: bool
-    p_yes: float = Field(ge=0.0, le=1.0, description="P(yes) of the judge, max over chunks")
+    p_yes: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="The judge's probability that the claim is supported, max over chunks: "
+        "the model's P(yes) under the plain rule, else the judge profile's combination",
+    )
     chunk_index: int | None = Field(
         default=None, description="Index of the context chunk that supports the claim, if any"
     )
