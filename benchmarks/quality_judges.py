@@ -46,18 +46,6 @@ def max_over_pieces(score: PairScorer, backend: Backend, pairs: Sequence[Pair]) 
     ]
 
 
-def unique_claims(claims: Sequence[str]) -> list[str]:
-    """Claims with repeats (ignoring case and spacing) dropped, as the scorer drops them."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for claim in claims:
-        text = " ".join(claim.split())
-        if text and text.casefold() not in seen:
-            seen.add(text.casefold())
-            out.append(text)
-    return out
-
-
 def recall_of_claims(
     score: PairScorer,
     backend: Backend,

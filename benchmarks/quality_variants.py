@@ -16,11 +16,11 @@ from benchmarks.quality_judges import (
     max_over_pieces,
     recall_of_claims,
     run_shipped,
-    unique_claims,
 )
 from benchmarks.quality_metrics import overlap_recall, sentences
 from offline_recall import ContextRecallScorer, ModelManifest
 from offline_recall.backends import Failed
+from offline_recall.scorer import dedupe_claims
 from offline_recall.signals import word_overlap
 
 Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
@@ -72,7 +72,7 @@ def model_variants(scorer: ContextRecallScorer, manifest: ModelManifest) -> list
 
     def extract(texts: Sequence[str]) -> list[list[str] | None]:
         found = backend.extract_claims(texts)
-        return [None if isinstance(f, Failed) else unique_claims(f) for f in found]
+        return [None if isinstance(f, Failed) else dedupe_claims(f) for f in found]
 
     shipped = Variant(
         name="shipped",

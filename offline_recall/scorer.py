@@ -37,7 +37,8 @@ class _Item:
     chunks: list[_Chunk]
 
 
-def _dedupe(claims: Iterable[str]) -> list[str]:
+def dedupe_claims(claims: Iterable[str]) -> list[str]:
+    """Claims with blank ones and repeats (ignoring case and spacing) dropped, in order."""
     seen: set[str] = set()
     out: list[str] = []
     for claim in claims:
@@ -192,7 +193,7 @@ class ContextRecallScorer:
         for f in found:
             if isinstance(f, Failed):
                 return f
-        return _dedupe(claim for f in found for claim in f)
+        return dedupe_claims(claim for f in found for claim in f)
 
     def _prepare(self, raw: ScorerRun | Mapping[str, Any]) -> _Item | RecallResult:
         """Context chunks and ground-truth pieces that fit the model, or an early result."""
