@@ -112,6 +112,7 @@ def calibrate(
         for p in pairs
         for piece in pack(p.context, info.context_budget, engine.count_tokens)
     ]
+    claims = len({p.group for p in pairs})
     signals = SIGNAL_SETS[signal_set]
     evidence = evidence_sentences or None
     with console.status(f"judging {len(chunked)} pairs"):
@@ -130,7 +131,7 @@ def calibrate(
         evidence_sentences=evidence if MODEL_SIGNAL in signals else None,
         folds=folds,
         seed=seed,
-        trained_on=f"{data.name}: {len({p.group for p in pairs})} claims",
+        trained_on=f"{data.name}: {claims} claims",
     )
     path = save_profile(profile, out or user_profile_path(info.fingerprint, info.prompt_version))
-    Console().print(_report(profile, len({p.group for p in pairs}), path))
+    Console().print(_report(profile, claims, path))
