@@ -12,8 +12,10 @@ chunks) with 5-fold cross-validation grouped by claim, next to the margin and th
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -23,12 +25,12 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from offline_recall.backends.chat import ChatPrompts
-from offline_recall.labelled import read_labelled
-from offline_recall.models import load_manifest, model_dir
-from offline_recall.signals import LEXICAL_SIGNALS, evidence, lexical_signals
+if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.recall import recall_scorer
+from offline_recall import LEXICAL_SIGNALS, evidence, lexical_signals, read_labelled, resolve_spec
 
 DATA = (
     Path(__file__).resolve().parents[2] / "shared/data/wice/attribution_claim_oraclechunk_dev.jsonl"
@@ -62,20 +64,20 @@ def main() -> None:
     args = parser.parse_args()
 
     pairs = read_labelled(args.data)[0][: args.limit]
-    manifest = load_manifest()
-    folder = model_dir(manifest)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
-    chat = ChatPrompts(tokenizer, manifest)
+    scoring = resolve_spec(engine="transformers").build()  # float32 on CPU
+    question = recall_scorer(scoring).judge.question
+    engine: Any = scoring.engine  # its model and chat template are outside the Engine protocol
+    model, chat = engine.model, engine.chat
+    yes_id, no_id = chat.answer_token(question.yes), chat.answer_token(question.no)
 
     states, margins = [], []
     started = time.perf_counter()
     with torch.inference_mode():
         for p in pairs:
-            ids = chat.judge_ids(evidence(p.context, p.claim, 3), p.claim)
+            ids = chat.ids(question.prompt(evidence(p.context, p.claim, 3), p.claim))
             out = model(torch.tensor([ids]), output_hidden_states=True)
             logp = torch.log_softmax(out.logits[0, -1], dim=-1)
-            margins.append(float(logp[chat.yes_id] - logp[chat.no_id]))
+            margins.append(float(logp[yes_id] - logp[no_id]))
             states.append(np.stack([out.hidden_states[i][0, -1].numpy() for i in LAYERS]))
     per_pair = (time.perf_counter() - started) / len(pairs)
 

@@ -1,7 +1,7 @@
 """Judgment quality against human labels: attribution, claim extraction, end-to-end recall.
 
     python benchmarks/quality.py [--model NAME|PATH] [--data DIR] [--limit N]
-                                 [--backend vllm|transformers] [--json FILE]
+                                 [--backend vllm|transformers|fake] [--json FILE]
 
 Data: the labelled sets in `../shared/data/` (see its README), or any folder with the same
 files. `--limit N` keeps N rows per file (N claims for the oracle-chunk file), chosen by a
@@ -10,18 +10,21 @@ seeded hash. One table, rows = metrics, columns = variants, all on the same rows
   word overlap      share of the claim's content words found in the context; its decision
                     threshold is tuned for balanced accuracy on the dev WiCE full-article
                     file (`--tune`); end to end, its claims are the ground truth's sentences
-  model P(yes)      the model's raw yes/no probability (backend.judge) at the manifest's
-                    threshold; end to end, on the shipped scorer's claims
+  model P(yes)      the model's raw yes/no probability (the scorer's question about the
+                    whole context, `signal_values`) at the manifest's threshold; end to end,
+                    on the shipped scorer's claims
   one JSON call     the style hosted tools use: one generation per item, the context and the
                     whole ground truth in, a JSON list of {statement, attributed: yes|no}
                     out; score = attributed share (a pair counts as supported when every
                     statement is attributed). vLLM only.
-  shipped           the library as shipped: scorer.support / scorer.threshold per pair,
-                    scorer.run_many end to end, backend.extract_claims for extraction
+  shipped           the library as shipped, its scorer built from the run spec:
+                    scorer.assess / scorer.threshold per pair, scorer.run_many end to end, and
+                    for extraction the claims of a run_many with no context (see recall.py)
 
 A context longer than the model's window is cut into pieces and the max over pieces taken,
-as the scorer does. Failed rows (an extraction that failed, an unparseable or too long JSON
-call) are counted per variant and left out of that variant's metrics.
+as the scorer does. Failed rows (an extraction that failed, a pair the engine failed on, an
+unparseable or too long JSON call) are counted per variant and left out of that variant's
+metrics. `--backend fake` checks the plumbing only: its answers are word overlap.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from benchmarks.quality_metrics import (
     auroc,
     balanced_accuracy,
     correlations,
+    max_or_none,
     mean,
     share_at_least,
     spearman,
@@ -54,13 +58,13 @@ from benchmarks.quality_metrics import (
 )
 from benchmarks.quality_variants import Variant, model_variants, overlap_variant
 from offline_recall import (
-    ContextRecallOptions,
+    ENGINES,
     ContextRecallScorer,
-    create_context_recall_scorer,
-    load_manifest,
+    ProfileOrigin,
+    RunSpec,
+    resolve_spec,
+    word_overlap,
 )
-from offline_recall.profile import user_profile_path
-from offline_recall.signals import word_overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Value = float | int | str | None
@@ -106,7 +110,7 @@ def attribution(title: str, rows: list[data.AttributionRow], variants: list[Vari
         by_group: dict[str, list[float | None]] = {}
         for r, s in zip(rows, scores, strict=True):
             by_group.setdefault(r.group, []).append(s)
-        claim_scores = [_max_or_none(by_group[g]) for g in groups]
+        claim_scores = [max_or_none(by_group[g]) for g in groups]
         metrics: dict[str, Value] = {
             "balanced accuracy": balanced_accuracy(labels, claim_scores, v.threshold),
             "AUROC": auroc(labels, claim_scores),
@@ -122,10 +126,6 @@ def attribution(title: str, rows: list[data.AttributionRow], variants: list[Vari
         metrics["claims scored (failed)"] = counts(claim_scores)
         section.put(v.name, metrics)
     return section
-
-
-def _max_or_none(values: list[float | None]) -> float | None:
-    return None if any(v is None for v in values) else max(v for v in values if v is not None)
 
 
 def extraction(rows: list[data.DecompositionRow], variants: list[Variant]) -> Section:
@@ -253,11 +253,12 @@ def _logged(section: Section) -> Section:
     return section
 
 
-def profile_note(scorer: ContextRecallScorer) -> str:
+def profile_note(spec: RunSpec) -> str:
     """Which rule decided the shipped column, flagged when a user's calibration overrode it."""
-    profile, info = scorer.judge.profile, scorer.backend.info
+    chosen = spec.scorer(ContextRecallScorer.id)
+    profile = chosen.setup.judge_profile
     note = f"{profile.trained_on or 'unnamed'} (digest {profile.digest})"
-    if user_profile_path(info.fingerprint, info.prompt_version).is_file():
+    if chosen.profile_origin == ProfileOrigin.CALIBRATED:
         note += ", a profile calibrated on this machine, not the one shipped"
     return note
 
@@ -283,7 +284,7 @@ def main() -> None:
     parser.add_argument("--tune", type=Path, default=DEFAULT_DATA, help="where baselines are tuned")
     parser.add_argument("--limit", type=int, help="rows per file (claims for oracle chunks)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --limit choice")
-    parser.add_argument("--backend", choices=["vllm", "transformers"], default="vllm")
+    parser.add_argument("--backend", choices=list(ENGINES), default="vllm", help="the engine")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument(
         "--columns",
@@ -294,41 +295,37 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
 
-    tune_rows = data.attribution(args.tune / data.WICE_ARTICLE, None, args.seed)
-    overlap_t = tune_threshold(
-        [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
-    )
-    manifest = load_manifest(args.model)
-    scorer = create_context_recall_scorer(
-        args.model,
-        ContextRecallOptions(context_extractor=lambda _input, output: list(output)),
-        backend=args.backend,
-    )
     wanted = {c.strip() for c in args.columns.split(",")}
     unknown = wanted - set(COLUMNS)
     if unknown:
         parser.error(f"unknown columns {sorted(unknown)}; known: {', '.join(COLUMNS)}")
-    every = [overlap_variant(overlap_t), *model_variants(scorer, manifest)]
-    variants = [v for v in every if _column(v.name) in wanted]
+    tune_rows = data.attribution(args.tune / data.WICE_ARTICLE, None, args.seed)
+    overlap_t = tune_threshold(
+        [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
+    )
+    spec = resolve_spec(args.model, engine=args.backend)
+    scoring = spec.build()
     n, seed = args.limit, args.seed
-    sections = all_sections(args.data, n, seed, variants)
-    close = getattr(scorer.backend, "close", None)
-    if close is not None:
-        close()
+    try:
+        every = [overlap_variant(overlap_t), *model_variants(spec, scoring.engine)]
+        variants = [v for v in every if _column(v.name) in wanted]
+        sections = all_sections(args.data, n, seed, variants)
+    finally:
+        scoring.close()
 
     # Computed shipped first (the P(yes) column reuses its claims), shown with it last.
     order = [v.name for v in every[:1] + every[2:] + every[1:2]]
     columns = [name for name in order if name in {v.name for v in variants}]
     thresholds = {v.name: v.threshold for v in variants}
-    info = scorer.backend.info
+    prompt_version = spec.scorer(ContextRecallScorer.id).setup.prompt_version
     header = [
-        f"model {info.fingerprint}, prompt {info.prompt_version}, backend {args.backend}; "
+        f"model {spec.model_fingerprint}, prompt {prompt_version}, backend {args.backend}; "
         f"data {args.data}" + (f", --limit {n} (seed {seed})" if n else ""),
         "thresholds (supported = score >= threshold): "
         + "; ".join(f"{k} {t:.3f}" for k, t in thresholds.items())
         + f" (word overlap tuned for balanced accuracy on {args.tune / data.WICE_ARTICLE}, "
         f"{len(tune_rows)} rows)",
-        f"shipped judge profile: {profile_note(scorer)}",
+        f"shipped judge profile: {profile_note(spec)}",
         f"claim matcher: greedy one-to-one on content-word F1 >= {MATCH_THRESHOLD}",
         f"total {time.perf_counter() - started:.0f} s",
     ]
@@ -336,10 +333,10 @@ def main() -> None:
     if args.json:
         report = {
             "command": " ".join(sys.argv),
-            "model": info.fingerprint,
-            "prompt_version": info.prompt_version,
+            "model": spec.model_fingerprint,
+            "prompt_version": prompt_version,
             "backend": args.backend,
-            "judge_profile": profile_note(scorer),
+            "judge_profile": profile_note(spec),
             "data": str(args.data),
             "limit": n,
             "seed": seed,

@@ -1,8 +1,9 @@
 """The model-side variants of the quality benchmark.
 
-- pair scores over a context cut to the model's window, max over the pieces, as the scorer does;
+- pair scores over a context cut to the scorer's context budget, max over the pieces, as the
+  scorer does;
 - the "all claims in one JSON call" reference point hosted tools use: one prompt holding the
-  context and the whole ground truth, the model answering `{"statements": [{"statement",
+  context and the whole ground truth, the engine answering `{"statements": [{"statement",
   "attributed": "yes"|"no"}]}` under a JSON schema; its score is the attributed share;
 - the shipped scorer end to end, in windows, with progress on stderr.
 """
@@ -13,17 +14,15 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from offline_recall import ContextRecallScorer, ModelManifest, RecallResult
-from offline_recall.backends import Backend, Failed
-from offline_recall.backends.chat import ChatPrompts
-from offline_recall.chunking import pack
+from benchmarks.quality_metrics import max_or_none
+from benchmarks.recall import Pair
+from offline_recall import ContextRecallScorer, Engine, Failed, Prompt, RecallResult, pack
 
-Pair = tuple[str, str]
-PairScorer = Callable[[Sequence[Pair]], list[float]]
+PairScorer = Callable[[Sequence[Pair]], list[float | None]]
 
 _STARTED = time.perf_counter()
 
@@ -32,31 +31,35 @@ def log(message: str) -> None:
     print(f"[{time.perf_counter() - _STARTED:7.1f}s] {message}", file=sys.stderr, flush=True)
 
 
-def max_over_pieces(score: PairScorer, backend: Backend, pairs: Sequence[Pair]) -> list[float]:
+def max_over_pieces(
+    score: PairScorer, scorer: ContextRecallScorer, pairs: Sequence[Pair]
+) -> list[float | None]:
     """Each (context, claim) pair's score: the max over the context's pieces that fit the
-    model's context budget (a context that fits is one piece), all pieces scored in one call."""
-    info, count = backend.info, backend.count_tokens
-    pieces = [pack(context, info.context_budget, count) for context, _ in pairs]
+    scorer's context budget (a context that fits is one piece), all pieces scored in one call;
+    None if a piece failed."""
+    budget, count = scorer.context_budget, scorer.engine.count_tokens
+    pieces = [pack(context, budget, count) for context, _ in pairs]
     flat = list(
         dict.fromkeys((p, claim) for ps, (_, claim) in zip(pieces, pairs, strict=True) for p in ps)
     )
     found = dict(zip(flat, score(flat), strict=True)) if flat else {}
     return [
-        max(found[(p, claim)] for p in ps) for ps, (_, claim) in zip(pieces, pairs, strict=True)
+        max_or_none([found[(p, claim)] for p in ps])
+        for ps, (_, claim) in zip(pieces, pairs, strict=True)
     ]
 
 
 def recall_of_claims(
     score: PairScorer,
-    backend: Backend,
+    scorer: ContextRecallScorer,
     claims: Sequence[list[str] | None],
     contexts: Sequence[Sequence[str]],
     threshold: float,
 ) -> list[float | None]:
     """Per item, the share of its claims whose best context piece scores >= threshold.
 
-    An item without claims (None: its extraction failed) stays None; an empty list scores 0,
-    as the scorer's `no_claims` status does.
+    An item without claims (None: its extraction failed) or with a pair that failed stays
+    None; an empty list scores 0, as the scorer's `no_claims` status does.
     """
     pairs = [
         (context, claim)
@@ -65,7 +68,7 @@ def recall_of_claims(
         for claim in found
         for context in ctx
     ]
-    best: dict[Pair, float] = dict(zip(pairs, max_over_pieces(score, backend, pairs), strict=True))
+    best = dict(zip(pairs, max_over_pieces(score, scorer, pairs), strict=True))
     out: list[float | None] = []
     for found, ctx in zip(claims, contexts, strict=True):
         if found is None:
@@ -73,19 +76,20 @@ def recall_of_claims(
         elif not found:
             out.append(0.0)
         else:
-            hits = [max(best[(c, claim)] for c in ctx) >= threshold for claim in found]
-            out.append(sum(hits) / len(hits))
+            scores = [max_or_none([best[(c, claim)] for c in ctx]) for claim in found]
+            hits = [s >= threshold for s in scores if s is not None]
+            out.append(sum(hits) / len(hits) if len(hits) == len(scores) else None)
     return out
 
 
 def run_shipped(
     scorer: ContextRecallScorer, items: Sequence[tuple[str, Sequence[str]]], window: int = 64
 ) -> list[RecallResult]:
-    """The scorer's results for (ground truth, contexts) items, each with its own contexts
-    (the scorer reads them from the run's output, as the `score` command does)."""
+    """The scorer's results for (ground truth, contexts) items, each run carrying its own
+    contexts (as the rows of a scored dataset do)."""
     results: list[RecallResult] = []
     for start in range(0, len(items), window):
-        runs = [{"output": list(c), "ground_truth": g} for g, c in items[start : start + window]]
+        runs = [{"ground_truth": g, "context": list(c)} for g, c in items[start : start + window]]
         results.extend(scorer.run_many(runs))
         log(f"  shipped scorer: {len(results)}/{len(items)} items")
     return results
@@ -124,46 +128,33 @@ def statements_type(max_statements: int) -> type[BaseModel]:
 class OneCall:
     """The hosted tools' style on the same model and engine: one generation per item."""
 
-    def __init__(self, llm: Any, manifest: ModelManifest) -> None:
-        from vllm import SamplingParams
-        from vllm.sampling_params import StructuredOutputsParams
+    def __init__(self, engine: Engine, max_statements: int, max_tokens: int) -> None:
+        self._engine = engine
+        self._type = statements_type(max_statements)
+        self._max_tokens = max_tokens
 
-        self._llm = llm
-        self._chat = ChatPrompts(llm.get_tokenizer(), manifest)
-        self._type = statements_type(manifest.decoding.max_claims)
-        self._max_tokens = manifest.decoding.max_new_tokens
-        self._window = manifest.context_window
-        self._params = SamplingParams(
-            temperature=0.0,
-            max_tokens=self._max_tokens,
-            structured_outputs=StructuredOutputsParams(
-                json=self._type.model_json_schema(), disable_any_whitespace=True
-            ),
-        )
-
-    def prompt(self, ground_truth: str, contexts: Sequence[str]) -> list[int]:
+    @staticmethod
+    def prompt(ground_truth: str, contexts: Sequence[str]) -> Prompt:
         user = ONE_CALL_USER.format(context="\n\n".join(contexts), answer=ground_truth)
-        messages = [
-            {"role": "system", "content": ONE_CALL_SYSTEM},
-            {"role": "user", "content": user},
-        ]
-        return self._chat.tokens(self._chat.render(messages))
+        return Prompt(
+            messages=(
+                {"role": "system", "content": ONE_CALL_SYSTEM},
+                {"role": "user", "content": user},
+            )
+        )
 
     def run(self, items: Sequence[tuple[str, Sequence[str]]]) -> list[list[Statement] | Failed]:
         """Each item's statements, or why there are none (prompt too long, output unparseable)."""
-        from vllm.inputs import TokensPrompt
-
         prompts = [self.prompt(g, c) for g, c in items]
-        room = self._window - self._max_tokens
-        fits = [i for i, p in enumerate(prompts) if len(p) <= room]
+        sizes = [self._engine.prompt_tokens(p) for p in prompts]
+        room = self._engine.identity.context_window - self._max_tokens
+        fits = [i for i, n in enumerate(sizes) if n <= room]
         out: list[list[Statement] | Failed] = [
-            Failed(f"prompt of {len(p)} tokens leaves no room to answer in the window")
-            for p in prompts
+            Failed(f"prompt of {n} tokens leaves no room to answer in the window") for n in sizes
         ]
-        inputs = [TokensPrompt(prompt_token_ids=prompts[i]) for i in fits]
-        outputs = self._llm.generate(inputs, self._params, use_tqdm=False)
-        for i, o in zip(fits, outputs, strict=True):
-            out[i] = self._parse(o.outputs[0].text)
+        raw = self._engine.generate_json([prompts[i] for i in fits], self._type, self._max_tokens)
+        for i, text in zip(fits, raw, strict=True):
+            out[i] = text if isinstance(text, Failed) else self._parse(text)
         unparseable = sum(isinstance(out[i], Failed) for i in fits)
         log(
             f"  one JSON call: {len(items)} items, {len(items) - len(fits)} too long, "

@@ -13,8 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from offline_recall.chunking import split_sentences
-from offline_recall.signals import STOP_WORDS, word_overlap
+from offline_recall import STOP_WORDS, split_sentences, word_overlap
 
 _WORD = re.compile(r"\w+")
 
@@ -144,6 +143,11 @@ def tune_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
         if value is not None and value > best:
             best, best_t = value, t
     return best_t
+
+
+def max_or_none(values: Sequence[float | None]) -> float | None:
+    """The largest value, or None if any of them failed (None)."""
+    return None if any(v is None for v in values) else max(v for v in values if v is not None)
 
 
 def mean(values: Sequence[float | None]) -> float | None:

@@ -11,17 +11,14 @@ from dataclasses import dataclass
 
 from benchmarks.quality_judges import (
     OneCall,
-    Pair,
     attributed_share,
     max_over_pieces,
     recall_of_claims,
     run_shipped,
 )
 from benchmarks.quality_metrics import overlap_recall, sentences
-from offline_recall import ContextRecallScorer, ModelManifest
-from offline_recall.backends import Failed
-from offline_recall.scorer import dedupe_claims
-from offline_recall.signals import word_overlap
+from benchmarks.recall import Pair, extract_claims, model_p_yes, recall_scorer
+from offline_recall import Engine, Failed, RunSpec, word_overlap
 
 Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
 
@@ -47,10 +44,24 @@ def overlap_variant(threshold: float) -> Variant:
     )
 
 
-def model_variants(scorer: ContextRecallScorer, manifest: ModelManifest) -> list[Variant]:
-    """The shipped scorer, P(yes) and one JSON call (vLLM only), sharing one engine."""
-    backend = scorer.backend
+def model_variants(spec: RunSpec, engine: Engine) -> list[Variant]:
+    """The shipped scorer, P(yes) and one JSON call (vLLM only), sharing one engine.
+
+    The scorers come from the run spec, as `offline-recall score` builds them; claims for the
+    extraction section come from a scorer of their own, so that they are timed on their own
+    (a scorer remembers the claims it extracted).
+    """
+    scorer = recall_scorer(spec.build_on(engine))
+    extractor = recall_scorer(spec.build_on(engine))
+    question = scorer.judge.question
+    p_yes_threshold = spec.load_manifest().threshold  # the manifest's plain threshold
     claims_of: dict[str, list[str] | None] = {}  # ground truth -> the shipped scorer's claims
+
+    def shipped_pairs(pairs: Sequence[Pair]) -> list[float | None]:
+        return [None if isinstance(a, Failed) else a.probability for a in scorer.assess(pairs)]
+
+    def p_yes_pairs(pairs: Sequence[Pair]) -> list[float | None]:
+        return model_p_yes(engine, question, pairs)
 
     def shipped_recall(items: Sequence[Item]) -> list[float | None]:
         results = run_shipped(scorer, items)
@@ -63,35 +74,32 @@ def model_variants(scorer: ContextRecallScorer, manifest: ModelManifest) -> list
         if missing:
             shipped_recall(missing)
         return recall_of_claims(
-            backend.judge,
-            backend,
+            p_yes_pairs,
+            scorer,
             [claims_of[g] for g, _ in items],
             [c for _, c in items],
-            backend.info.threshold,
+            p_yes_threshold,
         )
-
-    def extract(texts: Sequence[str]) -> list[list[str] | None]:
-        found = backend.extract_claims(texts)
-        return [None if isinstance(f, Failed) else dedupe_claims(f) for f in found]
 
     shipped = Variant(
         name="shipped",
         threshold=scorer.threshold,
-        pairs=lambda pairs: list(max_over_pieces(scorer.support, backend, pairs)),
+        pairs=lambda pairs: max_over_pieces(shipped_pairs, scorer, pairs),
         recall=shipped_recall,
-        extract=extract,
+        extract=lambda texts: extract_claims(extractor, texts),
     )
     p_yes = Variant(
-        name=f"model P(yes), prompt {backend.info.prompt_version}",
-        threshold=backend.info.threshold,
-        pairs=lambda pairs: list(max_over_pieces(backend.judge, backend, pairs)),
+        name=f"model P(yes), prompt {scorer.setup.prompt_version}",
+        threshold=p_yes_threshold,
+        pairs=lambda pairs: max_over_pieces(p_yes_pairs, scorer, pairs),
         recall=p_yes_recall,
         extract=None,
     )
-    llm = getattr(backend, "llm", None)
-    if llm is None:
+    # vLLM only, as before: one long generation per item, which the transformers engine runs
+    # one prompt at a time.
+    if engine.identity.engine != "vllm":
         return [shipped, p_yes]
-    one_call = OneCall(llm, manifest)
+    one_call = OneCall(engine, scorer.setup.max_items, scorer.setup.max_new_tokens)
     memo: dict[tuple[str, tuple[str, ...]], float | None] = {}
 
     def one_call_recall(items: Sequence[Item]) -> list[float | None]:

@@ -3,13 +3,15 @@
     python benchmarks/throughput.py [--items 24] [--data ROSE_E2E.jsonl]
 
 Data: RoSE end-to-end dev items (reference summary as the ground truth, one system summary
-as the context), chosen with a fixed seed. Claims are extracted once by the transformers
-backend and every mode judges the same (context, claim) pairs, so the verdict stages are
+as the context), chosen with a fixed seed. Claims are extracted once by the scorer on the
+transformers engine, and every mode asks the model's P(yes) (the scorer's yes/no question
+about the whole context) for the same (context, claim) pairs, so the verdict stages are
 comparable. Each vLLM mode runs in its own process (one engine per process).
 
 Modes (transformers in float32, vLLM in bfloat16 with its threads on every core):
   hf-naive      transformers, one forward pass per pair, no prefix reuse
-  hf-reuse      transformers, a context's cached prefix reused, its claims batched
+  hf-reuse      transformers, a context's prompt head computed once and its cached keys and
+                values reused for each of its claims, one claim at a time
   vllm-nocache  vLLM with prefix caching off
   vllm          vLLM with prefix caching (block size 32)
   raw           the engine alone: a bare generate (one token, no grammar, no log-probabilities,
@@ -18,8 +20,9 @@ Modes (transformers in float32, vLLM in bfloat16 with its threads on every core)
 
 Efficiency = the raw engine's time for the non-cached tokens / the mode's time.
 Then: cost per item against the number of claims and the context length (vLLM, hf-reuse),
-and the bulk runner's peak memory for 1,000 and 10,000 items (fake backend: the runner's
-own memory, which is what grows with the number of items; an engine's is fixed).
+and the bulk runner's peak memory for 1,000 and 10,000 items (`offline-recall score` on the
+fake engine: the runner's own memory, which is what grows with the number of items; an
+engine's is fixed).
 """
 
 from __future__ import annotations
@@ -28,19 +31,23 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from offline_recall import load_manifest
-from offline_recall.backends.transformers import TransformersBackend
+if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.recall import Pair, extract_claims, model_p_yes, recall_scorer
+from offline_recall import Engine, Question, create_engine, resolve_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 ROSE = ROOT.parent / "shared" / "data" / "rose" / "e2e_acu_recall_dev.jsonl"
-Pair = tuple[str, str]
 
 
 def load_items(path: Path, n: int) -> list[dict[str, Any]]:
@@ -63,17 +70,25 @@ def timed(fn: Any, *args: Any) -> tuple[Any, float]:
     return value, time.perf_counter() - started
 
 
+def judge(engine: Engine, question: Question, pairs: Sequence[Pair]) -> list[float]:
+    """The model's P(yes) for each pair; a pair the engine failed on stops the benchmark."""
+    found = model_p_yes(engine, question, pairs)
+    if None in found:
+        raise RuntimeError(f"the engine failed on {found.count(None)} of {len(pairs)} pairs")
+    return [p for p in found if p is not None]
+
+
 def split_tokens(
-    backend: TransformersBackend, pairs: list[Pair]
+    chat: Any, question: Question, pairs: list[Pair]
 ) -> tuple[list[list[int]], int, int]:
     """Raw-engine inputs with the non-cached tokens, and the total prompt tokens of all pairs.
 
     Per context: its first pair's whole prompt, then each other pair's tokens past the
-    prompt head the context's pairs share.
+    prompt head the context's pairs share. `chat` is an engine's chat template.
     """
     by_context: dict[str, list[list[int]]] = {}
     for context, claim in pairs:
-        ids = backend.judge_prompt(context, claim)
+        ids = chat.ids(question.prompt(context, claim))
         by_context.setdefault(context, []).append(ids)
     inputs: list[list[int]] = []
     total = 0
@@ -102,37 +117,38 @@ def vllm_worker(mode: str, job: Path, out: Path) -> None:
     from vllm import SamplingParams
     from vllm.inputs import TokensPrompt
 
-    from offline_recall.backends.vllm import VLLMBackend
-
-    spec = json.loads(job.read_text())
-    pairs = [tuple(p) for p in spec["pairs"]]
+    work = json.loads(job.read_text())
+    pairs: list[Pair] = [(c, q) for c, q in work["pairs"]]
+    spec = resolve_spec(engine="vllm", engine_options={"prefix_caching": mode == "vllm"})
     started = time.perf_counter()
-    engine = VLLMBackend(load_manifest(), prefix_caching=(mode == "vllm"))
+    scoring = spec.build()
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
-    engine.judge(pairs[:2])  # compiles the yes/no grammar once, outside the timings
-    _, report["extract_s"] = timed(engine.extract_claims, spec["texts"])
-    p_yes, report["judge_s"] = timed(engine.judge, pairs)
+    engine, scorer = scoring.engine, recall_scorer(scoring)
+    question = scorer.judge.question
+    judge(engine, question, pairs[:2])  # compiles the yes/no grammar once, outside the timings
+    _, report["extract_s"] = timed(extract_claims, scorer, work["texts"])
+    p_yes, report["judge_s"] = timed(judge, engine, question, pairs)
     report["p_yes"] = p_yes
-    llm = engine.llm
+    llm = cast(Any, engine).llm  # the vLLM engine's own LLM, outside the Engine protocol
     if mode == "vllm-nocache":
         bare = SamplingParams(temperature=0.0, max_tokens=1)
-        inputs = [TokensPrompt(prompt_token_ids=ids) for ids in spec["raw_inputs"]]
+        inputs = [TokensPrompt(prompt_token_ids=ids) for ids in work["raw_inputs"]]
         llm.generate(inputs[:2], bare, use_tqdm=False)
         _, report["raw_s"] = timed(lambda: llm.generate(inputs, bare, use_tqdm=False))
     if mode == "vllm":
         report["scaling"] = []
-        for name, shape in spec["scaling"]:
+        for name, shape in work["scaling"]:
             llm.reset_prefix_cache()
-            _, seconds = timed(engine.judge, [tuple(p) for p in shape])
+            _, seconds = timed(judge, engine, question, [(c, q) for c, q in shape])
             report["scaling"].append([name, seconds])
-    engine.close()
+    scoring.close()
     out.write_text(json.dumps(report))
 
 
-def run_vllm(mode: str, spec: dict[str, Any]) -> dict[str, Any]:
+def run_vllm(mode: str, work: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         job, out = Path(tmp) / "job.json", Path(tmp) / "out.json"
-        job.write_text(json.dumps(spec))
+        job.write_text(json.dumps(work))
         cmd = [sys.executable, __file__, "--worker", mode, "--job", str(job), "--out", str(out)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         result: dict[str, Any] = json.loads(out.read_text())
@@ -143,7 +159,7 @@ def run_vllm(mode: str, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def peak_memory_mib(n: int) -> float:
-    """Peak RSS of `offline-recall score` over n synthetic rows (fake backend), in MiB."""
+    """Peak RSS of `offline-recall score` over n synthetic rows (fake engine), in MiB."""
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.jsonl"
         with data.open("w") as f:
@@ -156,13 +172,17 @@ def peak_memory_mib(n: int) -> float:
                 f.write(json.dumps(row) + "\n")
         # VmHWM, the peak resident set of this process image: it starts afresh at exec,
         # unlike ru_maxrss, which a child inherits from the (much larger) benchmark process.
+        # The installed `offline-recall` command runs inside that process, which then reads it.
         code = (
-            "import sys; from offline_recall.cli import main\n"
-            "try: main(sys.argv[1:])\nexcept SystemExit: pass\n"
+            "import runpy, sys\nsys.argv = sys.argv[1:]\n"
+            "try: runpy.run_path(sys.argv[0], run_name='__main__')\nexcept SystemExit: pass\n"
             "status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
             "print(status.split()[0])"
         )
-        args = ["score", str(data), "--backend", "fake", "--no-cache"]
+        command = shutil.which("offline-recall", path=str(Path(sys.executable).parent))
+        if command is None:
+            raise SystemExit("no offline-recall command beside this Python: pip install -e .")
+        args = [command, "score", str(data), "--backend", "fake", "--no-cache"]
         args += ["--out", str(Path(tmp) / "r.jsonl")]
         done = subprocess.run(
             [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
@@ -188,16 +208,18 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     items = load_items(args.data, args.items)
     texts = [i["ground_truth"] for i in items]
-    manifest = load_manifest()
-    hf = TransformersBackend(manifest)
-    extracted, hf_extract_s = timed(hf.extract_claims, texts)
+    hf_scoring = resolve_spec(engine="transformers").build()
+    hf, scorer = hf_scoring.engine, recall_scorer(hf_scoring)
+    bare: Any = hf  # the transformers engine's model and chat template, outside the protocol
+    question = scorer.judge.question
+    extracted, hf_extract_s = timed(extract_claims, scorer, texts)
     pairs: list[Pair] = [
         (item["context"], claim)
         for item, claims in zip(items, extracted, strict=True)
-        if isinstance(claims, list)
+        if claims is not None
         for claim in dict.fromkeys(claims)
     ]
-    raw_inputs, noncached_tokens, prompt_tokens = split_tokens(hf, pairs)
+    raw_inputs, noncached_tokens, prompt_tokens = split_tokens(bare.chat, question, pairs)
 
     scaling_shapes = [
         (f"claims={k}, context~400 tok", synthetic(items[i:], k, 400))
@@ -208,32 +230,34 @@ def main() -> None:
     ]
 
     timings: dict[str, float] = {}
-    _, timings["hf-naive"] = timed(
-        TransformersBackend(manifest, reuse_prefix=False, batch_size=1).judge, pairs
-    )
-    hf_p, timings["hf-reuse"] = timed(hf.judge, pairs)
+    naive = create_engine("transformers", options={"reuse_prefix": False})
+    _, timings["hf-naive"] = timed(judge, naive, question, pairs)
+    naive.close()
+    del naive
+    hf_p, timings["hf-reuse"] = timed(judge, hf, question, pairs)
     raw_hf_s = 0.0
     import torch
 
     with torch.inference_mode():
         started = time.perf_counter()
         for ids in raw_inputs:
-            hf.model(input_ids=torch.tensor([ids]))
+            bare.model(input_ids=torch.tensor([ids]))
         raw_hf_s = time.perf_counter() - started
     hf_scaling = []
     for name, shape in scaling_shapes:
-        _, seconds = timed(hf.judge, shape)
+        _, seconds = timed(judge, hf, question, shape)
         hf_scaling.append((name, seconds))
-    del hf
+    hf_scoring.close()
+    del hf, bare, scorer, hf_scoring
 
-    spec = {
+    work = {
         "texts": texts,
         "pairs": pairs,
         "raw_inputs": raw_inputs,
         "scaling": scaling_shapes,
     }
-    nocache = run_vllm("vllm-nocache", spec)
-    full = run_vllm("vllm", spec)
+    nocache = run_vllm("vllm-nocache", work)
+    full = run_vllm("vllm", work)
     timings["vllm-nocache"], timings["vllm"] = nocache["judge_s"], full["judge_s"]
     extract_s = {
         "hf-naive": hf_extract_s,
@@ -281,7 +305,7 @@ def main() -> None:
         print(f"| {name} | {hf_s:.2f} | {vllm_s:.2f} |")
     print()
     small, large = peak_memory_mib(1_000), peak_memory_mib(10_000)
-    print("| bulk runner (fake backend) | peak RSS MiB |")
+    print("| bulk runner (fake engine) | peak RSS MiB |")
     print("|---|---:|")
     print(f"| 1,000 items | {small:.0f} |")
     print(f"| 10,000 items | {large:.0f} (+{large / small - 1:.0%}) |")

@@ -1,9 +1,19 @@
-"""offline-recall: context recall for RAG evaluation on a local, pinned, open-weight model."""
+"""offline-recall: context recall for RAG evaluation on a local, pinned, open-weight model.
+
+The pipeline in folders: `engines` run a pinned model (generic capabilities, no task rules),
+`judging` turns the model's answers and cheap signals into a verdict's probability, `scorers`
+hold one package per scorer (prompts, rules, result), `runs` describe a run by its spec and
+score datasets resumably, `data` reads inputs and writes results, `report` reads runs back.
+"""
 
 from ._version import __version__
-from .backends import Backend, BackendInfo, Failed, FakeBackend, create_backend
-from .claim_cache import ClaimCache
-from .compare import Comparison, compare_runs
+from .data.dataset import Dataset, Row, RowError, open_dataset
+from .data.results import ItemRecord, read_results
+from .engines import ENGINES, Engine, EngineIdentity, Failed, FakeEngine, Prompt, create_engine
+from .engines.chat import ChatTemplate
+from .engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest, model_dir
+from .engines.transformers import TransformersEngine
+from .engines.vllm import VLLMEngine
 from .errors import (
     ConfigurationError,
     DatasetError,
@@ -11,46 +21,114 @@ from .errors import (
     ModelError,
     OfflineRecallError,
 )
-from .evals import EvalResult, ItemResult, Summary, run_evals
-from .formats import Dataset, open_dataset
-from .models import DEFAULT_MODEL, ModelManifest, load_manifest
-from .results import ResultRecord, read_results
-from .run_manifest import RunManifest
-from .scorer import ContextRecallScorer, create_context_recall_scorer
-from .types import ContextRecallOptions, RecallResult, ScorerRun, Status, Verdict
+from .judging.calibrate import SIGNAL_SETS, fit_profile
+from .judging.judge import Assessment, Question, model_p_yes, signal_values
+from .judging.labelled import LabelledPair, read_labelled
+from .judging.profile import (
+    MODEL_SIGNAL,
+    JudgeProfile,
+    ProfileOrigin,
+    find_profile,
+    load_profile,
+    save_profile,
+    threshold_profile,
+    user_profile_path,
+)
+from .judging.signals import LEXICAL_SIGNALS, STOP_WORDS, evidence, lexical_signals, word_overlap
+from .report.comparison import Comparison, compare_runs
+from .runs.calibration import Calibration, calibrate
+from .runs.claim_cache import ClaimCache
+from .runs.evals import EvalResult, ItemResult, run_evals
+from .runs.manifest import RunManifest
+from .runs.spec import RunSpec, Scoring, resolve_spec
+from .runs.summary import Summary
+from .scorers import SCORERS
+from .scorers.base import Judgment, Scorer, ScoreResult, ScorerRun, Status
+from .scorers.recall import (
+    ClaimStore,
+    ClaimVerdict,
+    ContextRecallOptions,
+    ContextRecallScorer,
+    RecallResult,
+    create_context_recall_scorer,
+)
+from .scorers.recall.claims import dedupe_claims
+from .text import pack, split_sentences
 
 __all__ = [
     "DEFAULT_MODEL",
-    "Backend",
-    "BackendInfo",
+    "ENGINES",
+    "LEXICAL_SIGNALS",
+    "MODEL_SIGNAL",
+    "SCORERS",
+    "SIGNAL_SETS",
+    "STOP_WORDS",
+    "Assessment",
+    "Calibration",
+    "ChatTemplate",
     "ClaimCache",
+    "ClaimStore",
+    "ClaimVerdict",
     "Comparison",
     "ConfigurationError",
     "ContextRecallOptions",
     "ContextRecallScorer",
     "Dataset",
     "DatasetError",
+    "Engine",
+    "EngineIdentity",
     "EvalResult",
     "Failed",
-    "FakeBackend",
+    "FakeEngine",
+    "ItemRecord",
     "ItemResult",
+    "JudgeProfile",
+    "Judgment",
+    "LabelledPair",
     "MissingExtraError",
     "ModelError",
     "ModelManifest",
     "OfflineRecallError",
+    "ProfileOrigin",
+    "Prompt",
+    "Question",
     "RecallResult",
-    "ResultRecord",
+    "Row",
+    "RowError",
     "RunManifest",
+    "RunSpec",
+    "ScoreResult",
+    "Scorer",
     "ScorerRun",
+    "Scoring",
     "Status",
     "Summary",
-    "Verdict",
+    "TransformersEngine",
+    "VLLMEngine",
     "__version__",
+    "calibrate",
     "compare_runs",
-    "create_backend",
     "create_context_recall_scorer",
+    "create_engine",
+    "dedupe_claims",
+    "evidence",
+    "find_profile",
+    "fit_profile",
+    "lexical_signals",
     "load_manifest",
+    "load_profile",
+    "model_dir",
+    "model_p_yes",
     "open_dataset",
+    "pack",
+    "read_labelled",
     "read_results",
+    "resolve_spec",
     "run_evals",
+    "save_profile",
+    "signal_values",
+    "split_sentences",
+    "threshold_profile",
+    "user_profile_path",
+    "word_overlap",
 ]

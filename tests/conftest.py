@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from offline_recall import FakeBackend, load_manifest
-from offline_recall.backends import Backend, create_backend
+from offline_recall import Engine, FakeEngine, create_engine
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -18,8 +20,8 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / 
 
 
 @pytest.fixture
-def fake() -> FakeBackend:
-    return FakeBackend()
+def fake() -> FakeEngine:
+    return FakeEngine()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -33,6 +35,30 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def embedded(model_cache: Path) -> Backend:
-    """The embedded default model on the transformers backend."""
-    return create_backend("transformers", load_manifest())
+def embedded(model_cache: Path) -> Engine:
+    """The embedded default model on the transformers engine."""
+    return create_engine("transformers")
+
+
+RECALL = "context-recall-scorer"
+
+
+def recall(line: dict[str, Any]) -> dict[str, Any]:
+    """The context recall result of one line of a JSON Lines result file."""
+    found: dict[str, Any] = line["results"][RECALL]
+    return found
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`offline-recall ARGS` in a process of its own, as a user runs it; it must succeed."""
+    cli = Path(sys.executable).with_name("offline-recall")
+    done = subprocess.run(
+        [str(cli), *args],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done

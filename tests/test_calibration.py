@@ -8,19 +8,26 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from offline_recall import ContextRecallOptions, FakeBackend, create_context_recall_scorer
-from offline_recall.calibrate import fit_profile
+from offline_recall import ContextRecallOptions, FakeEngine, create_context_recall_scorer
 from offline_recall.cli import main
-from offline_recall.judge import signal_values
-from offline_recall.labelled import LabelledPair, read_labelled
-from offline_recall.profile import (
+from offline_recall.judging.calibrate import fit_profile
+from offline_recall.judging.judge import Question, signal_values
+from offline_recall.judging.labelled import LabelledPair, read_labelled
+from offline_recall.judging.profile import (
     JudgeProfile,
+    ProfileOrigin,
     find_profile,
     load_profile,
     threshold_profile,
     user_profile_path,
 )
-from offline_recall.signals import LEXICAL_SIGNALS, evidence, lexical_signals, word_overlap
+from offline_recall.judging.signals import LEXICAL_SIGNALS, evidence, lexical_signals, word_overlap
+from offline_recall.scorers.recall.prompts import load_prompts
+
+from .conftest import RECALL
+
+PROMPTS = load_prompts("v1")
+QUESTION = Question(PROMPTS.judge_prompt, PROMPTS.judge.yes, PROMPTS.judge.no)
 
 CONTEXT = (
     "The Eiffel Tower was completed in 1889 for the World's Fair. "
@@ -77,7 +84,7 @@ def test_evidence_keeps_the_best_sentences_in_their_order() -> None:
 
 
 def test_the_plain_profile_is_the_model_probability_itself() -> None:
-    plain = threshold_profile("m@1", "v1", 0.6)
+    plain = threshold_profile(0.6, fingerprint="m@1", prompt_version="v1")
     assert plain.is_plain and plain.probability({"model": 0.37}) == 0.37
 
 
@@ -102,8 +109,9 @@ def test_fitted_profile_separates_the_labelled_claims_and_beats_nothing_silently
         )
         for r in labelled_rows()
     ]
-    backend = FakeBackend()
-    values = signal_values(backend, [(p.context, p.claim) for p in pairs], evidence_sentences=3)
+    values = signal_values(
+        FakeEngine(), QUESTION, [(p.context, p.claim) for p in pairs], evidence_sentences=3
+    )
     profile = fit_profile(pairs, values, fingerprint="fake@0", prompt_version="fake", folds=3)
     probabilities = [profile.probability(v) for v in values]
     supported = [p for p, pair in zip(probabilities, pairs, strict=True) if pair.label]
@@ -118,7 +126,7 @@ def test_fitted_profile_separates_the_labelled_claims_and_beats_nothing_silently
 def test_one_label_only_is_a_clear_error() -> None:
     pairs = [LabelledPair(CONTEXT, c, True, c) for c in SUPPORTED]
     values = signal_values(
-        FakeBackend(), [(p.context, p.claim) for p in pairs], evidence_sentences=None
+        FakeEngine(), QUESTION, [(p.context, p.claim) for p in pairs], evidence_sentences=None
     )
     with pytest.raises(Exception, match="both supported and unsupported"):
         fit_profile(pairs, values, fingerprint="f", prompt_version="v")
@@ -155,17 +163,18 @@ def test_calibrate_command_stores_the_profile_that_later_runs_use(
     assert result.exit_code == 0, result.output
     assert "AUROC" in result.output and "word overlap" in result.output
 
-    fake = FakeBackend()
-    stored = user_profile_path(fake.info.fingerprint, fake.info.prompt_version)
+    fake = FakeEngine(prompt_version="v2")  # the bundled manifest's prompts, as --backend fake
+    stored = user_profile_path(RECALL, fake.identity.fingerprint, "v2")
     profile = load_profile(stored)
-    assert find_profile(fake.info.fingerprint, "fake", 0.5) == profile
+    found = find_profile(RECALL, fake.identity.fingerprint, "v2", 0.5)
+    assert found.profile == profile and found.origin is ProfileOrigin.CALIBRATED
     scorer = create_context_recall_scorer(fake, ContextRecallOptions(context=[CONTEXT]))
     assert scorer.threshold == profile.threshold
-    supported = scorer.support([(CONTEXT, c) for c in SUPPORTED])
-    unsupported = scorer.support([(CONTEXT, c) for c in UNSUPPORTED])
+    supported = [a.probability for a in scorer.assess([(CONTEXT, c) for c in SUPPORTED])]
+    unsupported = [a.probability for a in scorer.assess([(CONTEXT, c) for c in UNSUPPORTED])]
     assert min(supported) >= scorer.threshold > max(unsupported)
     # The model was asked about the evidence sentences, not the whole context.
-    assert all(context != CONTEXT for context, _ in fake.judge_calls[0])
+    assert all(context != CONTEXT for context, _ in fake.answer_calls[0])
 
 
 def test_calibrate_rejects_a_file_without_usable_rows(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from offline_recall.chunking import pack, split_sentences
+from offline_recall.text import pack, split_sentences
 
 
 def words(text: str) -> int:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from offline_recall import ContextRecallOptions, Failed, FakeBackend, create_context_recall_scorer
-from offline_recall.claim_cache import ClaimCache
+from offline_recall import ContextRecallOptions, Failed, FakeEngine, create_context_recall_scorer
 from offline_recall.cli import main
+from offline_recall.runs.claim_cache import ClaimCache
 
 from .conftest import EXAMPLE
 
@@ -19,26 +19,27 @@ OPTIONS = ContextRecallOptions(context=["Paris is in France."])
 
 def test_a_second_scorer_extracts_nothing_again(tmp_path: Path) -> None:
     cache = ClaimCache(tmp_path / "claims.sqlite")
-    first, second = FakeBackend(), FakeBackend()
+    first, second = FakeEngine(), FakeEngine()
     a = create_context_recall_scorer(first, OPTIONS, claim_cache=cache).run(RUN)
     b = create_context_recall_scorer(second, OPTIONS, claim_cache=cache).run(RUN)
-    assert first.extract_calls and not second.extract_calls
+    assert first.json_calls and not second.json_calls
     assert a == b
     assert cache.info().entries == 1
 
 
 def test_another_model_or_prompt_does_not_reuse_claims(tmp_path: Path) -> None:
     cache = ClaimCache(tmp_path / "claims.sqlite")
-    create_context_recall_scorer(FakeBackend(), OPTIONS, claim_cache=cache).run(RUN)
-    other = FakeBackend(fingerprint="other@1111111111111111")
+    create_context_recall_scorer(FakeEngine(), OPTIONS, claim_cache=cache).run(RUN)
+    other = FakeEngine(fingerprint="other@1111111111111111")
     create_context_recall_scorer(other, OPTIONS, claim_cache=cache).run(RUN)
-    assert other.extract_calls
-    assert cache.get("fake@0000000000000000", "v1", [RUN["ground_truth"]]) == {}
+    assert other.json_calls
+    assert cache.get("fake@0000000000000000", "v2", [RUN["ground_truth"]]) == {}
+    assert cache.get("fake@0000000000000000", "v1", [RUN["ground_truth"]]) != {}
 
 
 def test_a_failed_extraction_is_not_kept(tmp_path: Path) -> None:
     cache = ClaimCache(tmp_path / "claims.sqlite")
-    broken = FakeBackend(claims={RUN["ground_truth"]: Failed("no JSON")})
+    broken = FakeEngine(lists={RUN["ground_truth"]: Failed("no JSON")})
     result = create_context_recall_scorer(broken, OPTIONS, claim_cache=cache).run(RUN)
     assert result.status == "error"
     assert cache.info().entries == 0

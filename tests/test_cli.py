@@ -1,4 +1,4 @@
-"""The command line, on the fake backend."""
+"""The command line, on the fake engine."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from offline_recall.cli import main
+from offline_recall.engines import ENGINES, EngineKind, FakeEngine
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, recall
 
 
 def score(tmp_path: Path, data: Path, *args: str) -> tuple[int, str, list[dict[str, object]]]:
@@ -27,7 +28,7 @@ def test_scores_the_example_and_prints_the_summary(tmp_path: Path) -> None:
     assert code == 0, output
     assert "mean recall" in output and "items" in output
     assert [r["line"] for r in rows] == list(range(1, 13))
-    assert all(r["status"] == "ok" for r in rows)
+    assert all(recall(r)["status"] == "ok" for r in rows)
     assert rows[0]["id"] == "eiffel-full"
 
 
@@ -46,10 +47,11 @@ def test_malformed_lines_are_recorded_and_the_rest_scored(tmp_path: Path) -> Non
     )
     code, output, rows = score(tmp_path, data)
     assert code == 0, output
-    assert [r["status"] for r in rows] == ["ok", "error", "error", "error", "no_ground_truth"]
-    assert "line 2: not valid JSON" in str(rows[1]["error"])
-    assert "line 3: missing field 'context'" in str(rows[2]["error"])
-    assert all(r["score"] is None for r in rows[1:4])
+    results = [recall(r) for r in rows]
+    assert [r["status"] for r in results] == ["ok", "error", "error", "error", "no_ground_truth"]
+    assert "line 2: not valid JSON" in str(results[1]["error"])
+    assert "line 3: missing field 'context'" in str(results[2]["error"])
+    assert all(r["score"] is None for r in results[1:4])
     assert "failed" in output and "3" in output
 
 
@@ -65,6 +67,52 @@ def test_unknown_model_is_a_one_line_error(tmp_path: Path) -> None:
     code, output, _ = score(tmp_path, EXAMPLE, "--model", "nope")
     assert code == 1
     assert output.strip().splitlines()[-1].startswith("Error: unknown model 'nope'")
+
+
+def test_engine_options_reach_the_engine_and_unknown_ones_are_refused(tmp_path: Path) -> None:
+    code, output, _ = score(tmp_path, EXAMPLE, "--engine-option", "threads=4")
+    assert code == 1
+    assert "engine fake: option threads" in output.strip().splitlines()[-1]
+    code, output, _ = score(tmp_path, EXAMPLE, "-o", "device")
+    assert code == 1 and "expected KEY=VALUE" in output
+
+
+def test_unknown_scorer_lists_the_known_ones(tmp_path: Path) -> None:
+    code, output, _ = score(tmp_path, EXAMPLE, "--scorer", "faithfulness")
+    assert code == 1
+    assert "unknown scorer 'faithfulness'; known: context-recall-scorer" in output
+
+
+class _Crashy(FakeEngine):
+    def answer_probabilities(self, prompts, answers):  # type: ignore[no-untyped-def]
+        if any("poison" in p.fields[-1].casefold() for p in prompts):
+            raise RuntimeError("engine fault")
+        return super().answer_probabilities(prompts, answers)
+
+
+def test_an_item_that_crashes_the_engine_alone_in_its_window_is_its_error_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 17th item is alone in the second window of 16; its crash must not stop the run."""
+    fake = ENGINES["fake"]
+    crashy = EngineKind(
+        "fake",
+        fake.options,
+        fake.window,
+        lambda m, o: _Crashy(),
+        fake.distributions,
+        fake.fingerprint,
+    )
+    monkeypatch.setitem(ENGINES, "fake", crashy)
+    data = tmp_path / "data.jsonl"
+    good = {"groundTruth": "Paris is in France.", "context": ["Paris is in France."]}
+    bad = {"groundTruth": "Poison is here.", "context": ["Paris is in France."]}
+    data.write_text("".join(json.dumps(r) + "\n" for r in [good] * 16 + [bad]))
+    code, output, rows = score(tmp_path, data)
+    assert code == 0, output
+    results = [recall(r) for r in rows]
+    assert [r["status"] for r in results] == ["ok"] * 16 + ["error"]
+    assert "engine fault" in str(results[-1]["error"])
 
 
 def test_models_list_shows_the_embedded_model_verified() -> None:

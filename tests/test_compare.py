@@ -11,12 +11,19 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import binomtest
 
+from offline_recall import ClaimVerdict, ItemRecord, RecallResult, Status
 from offline_recall.cli import main
-from offline_recall.compare import PairBy, compare_runs
+from offline_recall.data.results import as_json_line
 from offline_recall.errors import DatasetError
-from offline_recall.results import ResultRecord
-from offline_recall.stats import bootstrap_mean, sign_test
-from offline_recall.types import Status, Verdict
+from offline_recall.report.comparison import PairBy
+from offline_recall.report.comparison import compare_runs as compare_any
+from offline_recall.report.stats import bootstrap_mean, sign_test
+
+from .conftest import EXAMPLE, RECALL
+
+
+def compare_runs(a: list[ItemRecord], b: list[ItemRecord], **kw):  # type: ignore[no-untyped-def]
+    return compare_any(a, b, scorer=RECALL, **kw)
 
 
 def record(
@@ -28,26 +35,33 @@ def record(
     model: str = "judge@1",
     prompt: str = "v1",
     context: list[str] | None = None,
-) -> ResultRecord:
-    return ResultRecord(
-        line=line,
-        id=id if id is not None else f"q{line}",
-        context=context,
+) -> ItemRecord:
+    result = RecallResult(
+        scorer=RECALL,
         score=score,
         reason="",
         status=Status.OK if score is not None else Status.ERROR,
         error=None if score is not None else "broken",
         verdicts=tuple(
-            Verdict(claim=c, supported=s, p_yes=0.9 if s else 0.1, chunk_index=0 if s else None)
+            ClaimVerdict(
+                claim=c, supported=s, probability=0.9 if s else 0.1, chunk_index=0 if s else None
+            )
             for c, s in verdicts
         ),
         model_fingerprint=model,
         prompt_version=prompt,
-        library_version="0.1.0",
+        judge_profile="p",
+        library_version="0.2.0",
+    )
+    return ItemRecord(
+        line=line,
+        id=id if id is not None else f"q{line}",
+        context=context,
+        results={RECALL: result},
     )
 
 
-def constructed_runs() -> tuple[list[ResultRecord], list[ResultRecord]]:
+def constructed_runs() -> tuple[list[ItemRecord], list[ItemRecord]]:
     """40 items: B is 0.5 better on 12, 0.25 worse on 3, and tied on 25."""
     a, b = [], []
     for i in range(1, 41):
@@ -62,8 +76,8 @@ def test_means_difference_and_win_tie_loss_of_a_known_pair() -> None:
     a, b = constructed_runs()
     c = compare_runs(a, b)
     assert c.paired_by == PairBy.ID and c.paired == c.compared == 40
-    assert c.mean_a == pytest.approx(sum(r.score or 0 for r in a) / 40)
-    assert c.mean_b == pytest.approx(sum(r.score or 0 for r in b) / 40)
+    assert c.mean_a == pytest.approx(sum(r.result(RECALL).score or 0 for r in a) / 40)
+    assert c.mean_b == pytest.approx(sum(r.result(RECALL).score or 0 for r in b) / 40)
     assert c.diff == pytest.approx((12 * 0.5 - 3 * 0.25) / 40)
     assert (c.wins, c.ties, c.losses) == (12, 25, 3)
     assert c.mismatch == ()
@@ -146,8 +160,8 @@ def test_items_failed_in_either_run_are_counted_not_compared() -> None:
     assert c.diff == pytest.approx(0.5)
 
 
-def write_run(path: Path, records: list[ResultRecord]) -> Path:
-    path.write_text("".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in records))
+def write_run(path: Path, records: list[ItemRecord]) -> Path:
+    path.write_text("".join(as_json_line(r) + "\n" for r in records))
     return path
 
 
@@ -202,3 +216,33 @@ def test_a_file_that_is_not_a_result_file_is_a_one_line_error(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["compare", str(a), str(bad)])
     assert result.exit_code == 1
     assert "b.jsonl line 1: not a result record" in result.output
+
+
+def _score(data: Path, out: Path, *args: str) -> Path:
+    result = CliRunner().invoke(
+        main, ["score", str(data), "--backend", "fake", "--out", str(out), *args]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_runs_at_another_scale_are_refused_naming_what_differs(tmp_path: Path) -> None:
+    """Specs that differ in anything but the retrieved context are not comparable."""
+    one = _score(EXAMPLE, tmp_path / "one.jsonl")
+    ten = _score(EXAMPLE, tmp_path / "ten.jsonl", "--scale", "10")
+    refused = CliRunner().invoke(main, ["compare", str(one), str(ten)])
+    assert refused.exit_code == 1
+    assert "scorers.context-recall-scorer.scale 1.0 vs 10.0" in refused.output
+    allowed = CliRunner().invoke(main, ["compare", str(one), str(ten), "--allow-mismatch"])
+    assert allowed.exit_code == 0 and "scale 1.0 vs 10.0" in allowed.output
+
+
+def test_runs_of_one_spec_on_different_contexts_compare(tmp_path: Path) -> None:
+    other = tmp_path / "other.jsonl"
+    rows = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+    other.write_text("".join(json.dumps({**r, "context": r["context"][:1]}) + "\n" for r in rows))
+    a = _score(EXAMPLE, tmp_path / "a.jsonl")
+    b = _score(other, tmp_path / "b.jsonl")
+    result = CliRunner().invoke(main, ["compare", str(a), str(b)])
+    assert result.exit_code == 0, result.output
+    assert "paired by id: 12 pairs" in result.output

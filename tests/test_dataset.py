@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from offline_recall.dataset import Row, RowError, parse_line
+from offline_recall.data.dataset import Row, RowError, parse_line
 
 
 def test_reads_both_spellings_of_ground_truth() -> None:

@@ -14,15 +14,18 @@ from click.testing import CliRunner
 
 from offline_recall import (
     ContextRecallOptions,
+    Engine,
+    Prompt,
     Status,
     create_context_recall_scorer,
+    create_engine,
     load_manifest,
 )
-from offline_recall.backends import Backend, create_backend
 from offline_recall.cli import main
-from offline_recall.models import cached_dir
+from offline_recall.engines.manifests import cached_dir
+from offline_recall.scorers.recall.prompts import load_prompts
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, recall
 
 pytestmark = pytest.mark.model
 
@@ -32,31 +35,41 @@ CONTEXT = (
 CLAIMS = ["The Eiffel Tower is in Paris.", "It was completed in 1889.", "It is 330 metres tall."]
 
 
-def test_first_use_converts_the_weights_into_the_cache(
-    embedded: Backend, model_cache: Path
-) -> None:
+def test_first_use_converts_the_weights_into_the_cache(embedded: Engine, model_cache: Path) -> None:
     folder = cached_dir(load_manifest())
     assert folder.is_relative_to(model_cache)
     marker = json.loads((folder / "offline-recall.json").read_text())
-    assert marker["fingerprint"] == embedded.info.fingerprint
+    assert marker["fingerprint"] == embedded.identity.fingerprint
     assert "model.safetensors" in marker["files"]
 
 
-def test_extraction_returns_a_non_empty_claim_list(embedded: Backend) -> None:
-    [claims] = embedded.extract_claims(["Canberra is the capital of Australia."])
+def test_extraction_returns_a_non_empty_claim_list(embedded: Engine) -> None:
+    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=["x"]))
+    [claims] = scorer.extract(["Canberra is the capital of Australia."])
     assert isinstance(claims, list) and claims
     assert all(isinstance(c, str) and c.strip() for c in claims)
     assert len(claims) <= load_manifest().decoding.max_claims
 
 
-def test_verdicts_are_probabilities_and_cache_reuse_changes_nothing(embedded: Backend) -> None:
-    batched = embedded.judge([(CONTEXT, c) for c in CLAIMS])
-    alone = [embedded.judge([(CONTEXT, c)])[0] for c in CLAIMS]
-    assert all(0.0 <= p <= 1.0 for p in batched)
-    assert batched == pytest.approx(alone, abs=1e-4)
+def test_answer_probabilities_do_not_depend_on_the_batch(embedded: Engine) -> None:
+    """A prompt's numbers are the same alone, in a batch, or beside other contexts: float
+    noise from batching never reaches a recorded probability."""
+    prompts = load_prompts("v2")
+    asked = [prompts.judge_prompt(CONTEXT, c) for c in CLAIMS]
+    other = prompts.judge_prompt("Rome is the capital of Italy.", CLAIMS[0])
+    batched = embedded.answer_probabilities(asked, ("yes", "no"))
+    alone = [embedded.answer_probabilities([p], ("yes", "no"))[0] for p in asked]
+    mixed = embedded.answer_probabilities([other, *reversed(asked)], ("yes", "no"))[1:]
+    assert batched == alone == list(reversed(mixed))
+    for found in batched:
+        assert isinstance(found, tuple) and sum(found) == pytest.approx(1.0)
+    # The shared head computed once gives what the whole prompt in one pass gives.
+    whole = [Prompt(messages=p.messages) for p in asked]
+    in_one_pass = embedded.answer_probabilities(whole, ("yes", "no"))
+    assert [f[0] for f in in_one_pass] == pytest.approx([f[0] for f in batched], abs=1e-4)
 
 
-def test_the_same_input_scored_twice_is_identical(embedded: Backend) -> None:
+def test_the_same_input_scored_twice_is_identical(embedded: Engine) -> None:
     scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=[CONTEXT]))
     run = {"groundTruth": "The Eiffel Tower is in Paris. It was completed in 1889."}
     first, second = scorer.run(run), scorer.run(run)
@@ -68,25 +81,25 @@ def test_the_same_input_scored_twice_is_identical(embedded: Backend) -> None:
     assert first.prompt_version == load_manifest().prompt_version == "v2"
 
 
-def test_budgets_leave_room_for_the_prompt(embedded: Backend) -> None:
+def test_budgets_leave_room_for_the_prompt(embedded: Engine) -> None:
     window = load_manifest().context_window
-    assert 0 < embedded.info.context_budget < window
-    assert 0 < embedded.info.text_budget < window
+    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=["x"]))
+    assert 0 < scorer.context_budget < window
 
 
-def test_cli_scores_the_example_end_to_end(embedded: Backend, tmp_path: Path) -> None:
+def test_cli_scores_the_example_end_to_end(embedded: Engine, tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     result = CliRunner().invoke(main, ["score", str(EXAMPLE), "--out", str(out)])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in rows] == list(range(1, 13))
-    scored = [r for r in rows if r["status"] == "ok"]
-    assert len(scored) >= 10
-    assert all(r["score"] is None for r in rows if r["status"] == "error")
+    results = [recall(r) for r in rows]
+    assert len([r for r in results if r["status"] == "ok"]) >= 10
+    assert all(r["score"] is None for r in results if r["status"] == "error")
     assert "mean recall" in result.output
 
 
-def test_a_pinned_folder_runs_the_same_model(embedded: Backend, tmp_path: Path) -> None:
+def test_a_pinned_folder_runs_the_same_model(embedded: Engine, tmp_path: Path) -> None:
     """The converted cache is a safetensors folder: pinned as a user's own model, it loads
     through the folder path and judges exactly like the embedded manifest."""
     folder = cached_dir(load_manifest())
@@ -95,6 +108,8 @@ def test_a_pinned_folder_runs_the_same_model(embedded: Backend, tmp_path: Path) 
         main, ["models", "pin", str(folder), "--name", "pinned", "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    pinned = create_backend("transformers", load_manifest(out))
-    pairs = [(CONTEXT, c) for c in CLAIMS]
-    assert pinned.judge(pairs) == pytest.approx(embedded.judge(pairs), abs=1e-6)
+    pinned = create_engine("transformers", load_manifest(out))
+    asked = [load_prompts("v2").judge_prompt(CONTEXT, c) for c in CLAIMS]
+    assert pinned.answer_probabilities(asked, ("yes", "no")) == embedded.answer_probabilities(
+        asked, ("yes", "no")
+    )

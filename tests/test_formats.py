@@ -13,12 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from offline_recall.cli import main
-from offline_recall.dataset import Row, RowError
+from offline_recall.data.dataset import Row, RowError, open_dataset
+from offline_recall.data.fields import parse_mapping
+from offline_recall.data.readers import decode_context_cell
+from offline_recall.data.results import read_results
 from offline_recall.errors import DatasetError
-from offline_recall.formats import decode_context_cell, open_dataset, parse_mapping
-from offline_recall.results import read_results
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, RECALL
 
 
 def example_records() -> list[dict[str, Any]]:
@@ -264,8 +265,9 @@ def test_parquet_results_keep_structured_inputs_as_json_text(tmp_path: Path) -> 
     out = tmp_path / "results.parquet"
     score(data, out)
     ok, broken = read_results(out)
-    assert ok.id == "7" and ok.input == '{"q": "x"}' and ok.verdicts[0].supported
-    assert broken.status == "error" and broken.context is None and broken.score is None
+    assert ok.id == "7" and ok.input == '{"q": "x"}' and ok.result(RECALL).verdicts[0].supported
+    bad = broken.result(RECALL)
+    assert bad.status == "error" and broken.context is None and bad.score is None
 
 
 def test_table_format_prints_items_and_writes_nothing(
@@ -315,5 +317,5 @@ def test_cli_reads_csv_with_a_separator_and_mapped_columns(tmp_path: Path) -> No
     (record,) = read_results(out)
     assert record.input == "Where?"
     assert record.context == ["The tower is in Paris.", "Rome is old."]
-    assert [v.supported for v in record.verdicts] == [True, False]
-    assert record.score == 0.5
+    assert [v.supported for v in record.result(RECALL).verdicts] == [True, False]
+    assert record.result(RECALL).score == 0.5

@@ -14,17 +14,19 @@ from pathlib import Path
 import pytest
 
 DRIVER = """
-import sys, time
-from offline_recall import FakeBackend
-from offline_recall.backends import BACKENDS
+import dataclasses, sys, time
+from offline_recall import FakeEngine
+from offline_recall.engines import ENGINES
 from offline_recall.cli import main
 
-class Slow(FakeBackend):
-    def judge(self, pairs):
+class Slow(FakeEngine):
+    def answer_probabilities(self, prompts, answers):
         time.sleep(0.05)
-        return super().judge(pairs)
+        return super().answer_probabilities(prompts, answers)
 
-BACKENDS["fake"] = lambda manifest: Slow(threshold=manifest.threshold)
+ENGINES["fake"] = dataclasses.replace(
+    ENGINES["fake"], factory=lambda manifest, options: Slow(prompt_version="v2", record_calls=False)
+)
 main(sys.argv[1:], prog_name="offline-recall")
 """
 

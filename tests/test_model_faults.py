@@ -12,7 +12,7 @@ import tomli_w
 from click.testing import CliRunner
 
 from offline_recall.cli import main
-from offline_recall.models import bundled_manifest_dir
+from offline_recall.engines.manifests import bundled_manifest_dir
 
 from .conftest import EXAMPLE
 

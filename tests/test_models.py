@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from offline_recall import ModelError, load_manifest
-from offline_recall.models import (
+from offline_recall.engines.manifests import (
     WeightsState,
     _cache_is_intact,
     bundled_manifests,

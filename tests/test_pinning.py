@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from offline_recall import load_manifest
 from offline_recall.cli import main
-from offline_recall.models import WeightsState, weights_state
+from offline_recall.engines.manifests import WeightsState, weights_state
 
 
 def model_folder(tmp_path: Path) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from offline_recall import ConfigurationError
-from offline_recall.prompts import available_versions, load_prompts
+from offline_recall.scorers.recall.prompts import available_versions, load_prompts
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "prompts_v1.json"
 
@@ -34,3 +34,17 @@ def test_unknown_version_lists_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match="known: v1"):
         load_prompts("v999")
     assert "v1" in available_versions()
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_judge_prompt_shares_everything_before_the_claim(version: str) -> None:
+    """The shared head is the same for every claim of a context and ends where the claim
+    starts, so an engine can compute it once for all of them."""
+    prompts = load_prompts(version)
+    first = prompts.judge_prompt("The sky is blue today.", "The sky is blue.")
+    second = prompts.judge_prompt("The sky is blue today.", "It rains.")
+    assert first.shared == second.shared
+    content = first.messages[-1]["content"]
+    assert content.startswith(first.shared)
+    assert content[len(first.shared) :].startswith("The sky is blue.")
+    assert first.fields == ("The sky is blue today.", "The sky is blue.")

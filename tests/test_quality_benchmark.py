@@ -183,29 +183,38 @@ def _tiny_data(root: Path) -> None:
     )
 
 
-def test_every_section_renders_on_the_fake_backend(tmp_path: Path) -> None:
+def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     from benchmarks import quality
     from benchmarks.quality_variants import model_variants, overlap_variant
-    from offline_recall import (
-        ContextRecallOptions,
-        FakeBackend,
-        create_context_recall_scorer,
-        load_manifest,
-    )
+    from offline_recall import ContextRecallScorer, resolve_spec, threshold_profile
 
     _tiny_data(tmp_path)
-    scorer = create_context_recall_scorer(
-        FakeBackend(threshold=0.5, record_calls=False),
-        ContextRecallOptions(context_extractor=lambda _input, output: list(output)),
-    )
-    variants = [overlap_variant(0.6), *model_variants(scorer, load_manifest())]
-    names = [v.name for v in variants]  # no one-JSON-call column: the fake backend has no engine
-    assert names == ["word overlap", "shipped", "model P(yes), prompt fake"]
+    # The fake engine answers P(yes) = the share of the claim's words in the context, and
+    # extracts a text's sentences.
+    spec = resolve_spec(engine="fake", profiles={ContextRecallScorer.id: threshold_profile(0.5)})
+    scoring = spec.build()
+    variants = [overlap_variant(0.6), *model_variants(spec, scoring.engine)]
+    names = [v.name for v in variants]  # no one-JSON-call column: it runs on vLLM only
+    version = spec.scorer(ContextRecallScorer.id).setup.prompt_version
+    assert names == ["word overlap", "shipped", f"model P(yes), prompt {version}"]
+    assert [v.threshold for v in variants] == [0.6, 0.5, 0.5]
     sections = quality.all_sections(tmp_path, None, 0, variants)
     text = quality.table(sections, names)
     assert "nan" not in text.lower()
     wice = sections[0].rows
     assert wice["claims scored (failed)"] == {v.name: "3 (0)" for v in variants}
-    assert wice["AUROC supported vs not_supported"]["word overlap"] == 1.0
+    assert wice["AUROC supported vs not_supported"] == {v.name: 1.0 for v in variants}
+    # Rome against Paris: 3 of its 5 words (the, is, in) for the model, none of its 2 content
+    # words for the overlap baseline.
+    assert wice["mean score (partially_supported)"] == {
+        "word overlap": 0.0,
+        "shipped": 0.6,
+        names[2]: 0.6,
+    }
+    # The scorer's claims are the text's two sentences; one matches the one human fact.
+    extraction = sections[2].rows
+    assert extraction["precision"]["shipped"] == 0.5
+    assert extraction["recall"]["shipped"] == 1.0
+    assert extraction["F1"][names[2]] == "same as shipped"
     assert sections[5].rows["mean recall (other passage)"]["word overlap"] == 0.0
-    assert sections[2].rows["F1"][names[2]] == "same as shipped"
+    assert sections[5].rows["mean recall (gold sentences)"] == {v.name: 1.0 for v in variants}

@@ -15,7 +15,7 @@ from PIL import Image
 from offline_recall.cli import main
 from offline_recall.report.highlight import highlight
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, recall
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
@@ -57,7 +57,7 @@ def page(run: Path) -> Path:
 
 def test_report_shows_summary_histogram_claims_and_failures(run: Path, page: Path) -> None:
     html = page.read_text()
-    records = [json.loads(line) for line in run.read_text().splitlines()]
+    records = [recall(json.loads(line)) for line in run.read_text().splitlines()]
     scores = [r["score"] for r in records if r["score"] is not None]
     assert f'<div class="value" id="mean">{sum(scores) / len(scores):.4f}</div>' in html
     assert re.search(r"95% CI \[0\.\d{4}, 0\.\d{4}\]<br>percentile bootstrap", html)
@@ -120,7 +120,7 @@ def test_page_script_runs_and_filters_in_chromium(page: Path) -> None:
 
     low_first = chromium("--dump-dom", page.as_uri() + "#sort=score-asc&max=0.5").stdout
     lines = visible_lines(low_first)
-    scores = [float(s) for s in re.findall(r'data-score="([\d.]+)"[^>]*>', low_first)]
+    scores = [float(s) for s in re.findall(r'data-scores="([\d.]+)"[^>]*>', low_first)]
     assert lines and scores == sorted(scores)
     assert f"showing {len(lines)} of 13 items" in low_first
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 
 from offline_recall.cli import main
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, RECALL, run_cli
 
 
 def scored(tmp_path: Path, data: Path = EXAMPLE, backend: str = "fake") -> Path:
@@ -41,14 +42,41 @@ def test_a_tampered_result_is_reported(tmp_path: Path) -> None:
     out = scored(tmp_path)
     lines = out.read_text().splitlines()
     row = json.loads(lines[2])
-    row["score"] = 0.99
+    row["results"][RECALL]["score"] = 0.99
     lines[2] = json.dumps(row, ensure_ascii=False)
     out.write_text("\n".join(lines) + "\n")
     result = CliRunner().invoke(main, ["verify", str(out)])
     assert result.exit_code == 1
     assert "11 identical, 1 differ" in result.output
-    assert "line 3: score differ" in result.output
+    assert f"line 3: {RECALL}.score differ" in result.output
     assert result.output.strip().splitlines()[-1] == "Error: 1 of 12 rows differ from the run"
+
+
+def test_verify_rescores_with_the_recorded_profile_after_a_recalibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new profile for the model does not change what the recorded run is checked against."""
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    out = scored(tmp_path)
+    labelled = tmp_path / "labelled.jsonl"
+    labelled.write_text(
+        "".join(
+            json.dumps({"claim": c, "context": "The tower is in Paris.", "label": label}) + "\n"
+            for c, label in [
+                ("The tower is in Paris.", 1),
+                ("Paris.", 1),
+                ("Rome.", 0),
+                ("Oslo.", 0),
+            ]
+        )
+    )
+    calibrated = CliRunner().invoke(
+        main, ["calibrate", "--data", str(labelled), "--backend", "fake", "--folds", "2"]
+    )
+    assert calibrated.exit_code == 0, calibrated.output
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "12 rows re-scored, 12 identical, 0 differ" in result.output
 
 
 def test_a_changed_input_is_refused(tmp_path: Path) -> None:
@@ -78,3 +106,29 @@ def test_the_embedded_model_rescores_byte_identically(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["verify", str(out)])
     assert result.exit_code == 0, result.output
     assert "2 rows re-scored, 2 identical, 0 differ" in result.output
+
+
+def _score_in_a_process(data: Path, out: Path, hash_seed: int) -> None:
+    """`score` as a user runs it, in a process of its own with its own string hashing."""
+    run_cli("score", str(data), "--out", str(out), env={"PYTHONHASHSEED": str(hash_seed)})
+
+
+@pytest.mark.model
+def test_repeats_and_resumes_are_byte_identical_across_processes(tmp_path: Path) -> None:
+    """Real runs in separate processes (each hashing strings its own way), one of them
+    resumed after losing rows: the outputs are the same bytes."""
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(EXAMPLE.read_bytes())
+    first, second, resumed = (tmp_path / n / "r.jsonl" for n in ("first", "second", "resumed"))
+    for out in (first, second, resumed):
+        out.parent.mkdir()
+    _score_in_a_process(data, first, hash_seed=1)
+    _score_in_a_process(data, second, hash_seed=2)
+    assert second.read_bytes() == first.read_bytes()
+
+    store = resumed.with_name("r.jsonl.run.sqlite")
+    store.write_bytes(first.with_name("r.jsonl.run.sqlite").read_bytes())
+    with sqlite3.connect(store) as db:
+        db.execute("DELETE FROM results WHERE line > 5")
+    _score_in_a_process(data, resumed, hash_seed=3)
+    assert resumed.read_bytes() == first.read_bytes()

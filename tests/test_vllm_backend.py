@@ -1,26 +1,29 @@
-"""The vLLM backend on CPU with the embedded model (needs `make setup-vllm`)."""
+"""The vLLM engine on CPU with the embedded model (needs `make setup-vllm`)."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from offline_recall import ContextRecallOptions, Status, create_context_recall_scorer, load_manifest
-from offline_recall.backends import Backend
-from offline_recall.backends.vllm import VLLMBackend
-from offline_recall.calibrate import fit_profile
-from offline_recall.judge import signal_values
-from offline_recall.labelled import LabelledPair
+from offline_recall import (
+    ContextRecallOptions,
+    Engine,
+    LabelledPair,
+    Status,
+    create_context_recall_scorer,
+    create_engine,
+    fit_profile,
+    load_manifest,
+    signal_values,
+)
+from offline_recall.scorers.recall.prompts import load_prompts
 
-from .conftest import EXAMPLE
-from .test_calibration import CONTEXT, SUPPORTED, UNSUPPORTED
+from .conftest import EXAMPLE, recall, run_cli
+from .test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED
 
 pytestmark = [pytest.mark.model, pytest.mark.vllm]
 
@@ -41,16 +44,23 @@ def _pairs() -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def engine(model_cache: Path) -> Iterator[VLLMBackend]:
-    backend = VLLMBackend(load_manifest())
-    yield backend
-    backend.close()
+def engine(model_cache: Path) -> Iterator[Engine]:
+    vllm = create_engine("vllm")
+    yield vllm
+    vllm.close()
 
 
-def test_verdicts_agree_with_transformers(engine: Backend, embedded: Backend) -> None:
+def _p_yes(engine: Engine, pairs: list[tuple[str, str]]) -> list[float]:
+    prompts = load_prompts("v2")
+    found = engine.answer_probabilities([prompts.judge_prompt(*p) for p in pairs], ("yes", "no"))
+    return [f[0] for f in found if isinstance(f, tuple)]
+
+
+def test_verdicts_agree_with_transformers(engine: Engine, embedded: Engine) -> None:
     pairs = _pairs()
-    vllm_p = engine.judge(pairs)
-    hf_p = embedded.judge(pairs)
+    vllm_p = _p_yes(engine, pairs)
+    hf_p = _p_yes(embedded, pairs)
+    assert len(vllm_p) == len(hf_p) == len(pairs)
     threshold = load_manifest().threshold
     cut = math.log(threshold / (1 - threshold))
     compared = 0
@@ -63,8 +73,9 @@ def test_verdicts_agree_with_transformers(engine: Backend, embedded: Backend) ->
     assert compared >= len(pairs) // 2
 
 
-def test_extraction_follows_the_schema(engine: Backend) -> None:
-    first, second = engine.extract_claims(
+def test_extraction_follows_the_schema(engine: Engine) -> None:
+    scorer = create_context_recall_scorer(engine, ContextRecallOptions(context=["x"]))
+    first, second = scorer.extract(
         ["Canberra is the capital of Australia.", "Water boils at 100 degrees Celsius."]
     )
     for claims in (first, second):
@@ -72,7 +83,7 @@ def test_extraction_follows_the_schema(engine: Backend) -> None:
         assert len(claims) <= load_manifest().decoding.max_claims
 
 
-def test_scorer_on_vllm_is_repeatable(engine: Backend) -> None:
+def test_scorer_on_vllm_is_repeatable(engine: Engine) -> None:
     scorer = create_context_recall_scorer(
         engine, ContextRecallOptions(context=["Canberra is the capital city of Australia."])
     )
@@ -85,35 +96,34 @@ def test_scorer_on_vllm_is_repeatable(engine: Backend) -> None:
 def test_cli_scores_the_example_with_vllm(tmp_path: Path, model_cache: Path) -> None:
     """A real process, as a user runs it: the engine spawns its workers from it."""
     out = tmp_path / "results.jsonl"
-    env = {**os.environ, "OFFLINE_RECALL_CACHE": str(model_cache)}
-    cli = Path(sys.executable).with_name("offline-recall")
-    done = subprocess.run(
-        [str(cli), "score", str(EXAMPLE), "--backend", "vllm", "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+    done = run_cli(
+        "score",
+        str(EXAMPLE),
+        "--backend",
+        "vllm",
+        "--out",
+        str(out),
+        env={"OFFLINE_RECALL_CACHE": str(model_cache)},
     )
-    assert done.returncode == 0, done.stderr[-3000:]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in rows] == list(range(1, 13))
-    assert sum(r["status"] == "ok" for r in rows) >= 10
+    assert sum(recall(r)["status"] == "ok" for r in rows) >= 10
     assert "mean recall" in done.stdout
 
 
-def test_calibration_signals_on_vllm_match_transformers(engine: Backend, embedded: Backend) -> None:
+def test_calibration_signals_on_vllm_match_transformers(engine: Engine, embedded: Engine) -> None:
     """The model signal `calibrate` fits on: the claim against its best evidence sentences."""
     pairs = [(CONTEXT, c) for c in SUPPORTED + UNSUPPORTED]
-    on_vllm = signal_values(engine, pairs, evidence_sentences=2)
-    on_transformers = signal_values(embedded, pairs, evidence_sentences=2)
+    on_vllm = signal_values(engine, QUESTION, pairs, evidence_sentences=2)
+    on_transformers = signal_values(embedded, QUESTION, pairs, evidence_sentences=2)
     for v, t in zip(on_vllm, on_transformers, strict=True):
+        assert isinstance(v, dict) and isinstance(t, dict)
         assert v["model"] == pytest.approx(t["model"], abs=P_YES_TOLERANCE)
         assert {k: x for k, x in v.items() if k != "model"} == {
             k: x for k, x in t.items() if k != "model"
         }
     labelled = [LabelledPair(context, claim, claim in SUPPORTED, claim) for context, claim in pairs]
-    profile = fit_profile(labelled, on_vllm, fingerprint="f", prompt_version="v", folds=3)
-    probabilities = [profile.probability(v) for v in on_vllm]
+    profile = fit_profile(labelled, on_vllm, fingerprint="f", prompt_version="v", folds=3)  # type: ignore[arg-type]
+    probabilities = [profile.probability(v) for v in on_vllm if isinstance(v, dict)]
     assert min(probabilities[: len(SUPPORTED)]) >= profile.threshold
     assert max(probabilities[len(SUPPORTED) :]) < profile.threshold

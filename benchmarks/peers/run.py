@@ -9,7 +9,7 @@ embedded SmolLM2-135M-Instruct in bfloat16 on vLLM's CPU build.
    RoSE end-to-end dev items against it, one peer at a time, in its own environment (RAGAS
    and DeepEval in benchmarks/peers/.venv, Mastra under Node 22 in mastra/node_modules).
    Model calls and tokens come from the server's Prometheus counters, read around each peer.
-2. The server stops, and offline-recall scores the same items in-process on its vLLM backend
+2. The server stops, and offline-recall scores the same items in-process on its vLLM engine
    (engine requests and tokens counted from the engine's outputs).
 3. One table, printed and written to benchmarks/peers/RESULTS.md.
 
@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import correlation, fmean
-from typing import Any
+from typing import Any, cast
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -76,6 +76,14 @@ def load_items(path: Path, n: int) -> list[dict[str, Any]]:
 
 
 # The server ----------------------------------------------------------------------------
+
+
+def model_folder() -> Path:
+    """The embedded model as a verified transformers folder, which the server loads (converted
+    and cached on first use)."""
+    from offline_recall import load_manifest, model_dir
+
+    return model_dir(load_manifest(MODEL_NAME))
 
 
 def cpu_env() -> dict[str, str]:
@@ -189,12 +197,12 @@ def peers(items_file: Path, concurrency: int, max_tokens: int) -> list[tuple[str
 
 
 def offline_recall_worker(items_file: Path, out: Path) -> None:
-    from offline_recall import ContextRecallOptions, create_context_recall_scorer, load_manifest
-    from offline_recall.backends.vllm import VLLMBackend
+    from offline_recall import ContextRecallScorer, Status, resolve_spec
 
     items = [json.loads(line) for line in items_file.read_text().splitlines() if line]
-    backend = VLLMBackend(load_manifest())
-    llm = backend.llm
+    spec = resolve_spec(MODEL_NAME, engine="vllm")
+    scoring = spec.build()
+    llm = cast(Any, scoring.engine).llm  # vLLM's own LLM: not in the Engine protocol
     generate = llm.generate
     tally = {"calls": 0, "prompt": 0, "completion": 0}
 
@@ -207,19 +215,17 @@ def offline_recall_worker(items_file: Path, out: Path) -> None:
         return outputs
 
     llm.generate = counted
-    scorer = create_context_recall_scorer(
-        backend, ContextRecallOptions(context_extractor=lambda _input, output: list(output))
-    )
-    runs = [{"output": i["context"], "groundTruth": i["ground_truth"]} for i in items]
+    scorer = scoring.scorers[ContextRecallScorer.id]
+    runs = [{"ground_truth": i["ground_truth"], "context": i["context"]} for i in items]
     started = time.perf_counter()
     results = scorer.run_many(runs)
     seconds = time.perf_counter() - started
-    backend.close()
+    scoring.close()
     rows = [
-        {"id": i["id"], "score": r.score, "error": r.error if r.status == "error" else None}
+        {"id": i["id"], "score": r.score, "error": r.error if r.status == Status.ERROR else None}
         for i, r in zip(items, results, strict=True)
     ]
-    profile = scorer.judge.profile
+    profile = spec.scorer(ContextRecallScorer.id).setup.judge_profile
     judge = {"signals": list(profile.signals), "uses_model": profile.uses_model}
     out.write_text(json.dumps({"seconds": seconds, "rows": rows, "judge": judge, **tally}))
 
@@ -359,14 +365,12 @@ def main() -> None:
         offline_recall_worker(*args.worker)
         return
 
-    from offline_recall.models import load_manifest, model_dir
-
     os.environ["HF_HUB_OFFLINE"] = "1"
     WORK.mkdir(exist_ok=True)
     items = load_items(args.data, args.items)
     items_file = WORK / "items.jsonl"
     items_file.write_text("".join(json.dumps(i) + "\n" for i in items))
-    folder = model_dir(load_manifest())  # converts the embedded model on first use
+    folder = model_folder()
 
     runs: list[Run] = []
     started = time.perf_counter()
@@ -519,12 +523,12 @@ Rows that failed or came back NaN/unparseable, by error:
   Node.js 22 comes from the npm `node` package (the machine has Node 20; Mastra declares
   >= 22.13); its install script puts the binary in place, so `package.json` allows it
   (`allowScripts`: npm 11 runs no dependency's install script otherwise). No adapter.
-- **offline-recall**: `create_context_recall_scorer` on its vLLM backend in-process (the server
-  stopped first), `run_many` over all items at once; calls and tokens counted from the engine's
-  outputs. Engine start-up is not counted. Claims are extracted by the model under a JSON
-  schema, one call per distinct ground truth in the run (RoSE scores several system summaries
-  against each reference: these {n} items hold {distinct} distinct references; the peers call
-  the model for every item); {judge}.
+- **offline-recall**: its context recall scorer built from a run spec (`resolve_spec`) on its
+  vLLM engine in-process (the server stopped first), `run_many` over all items at once; calls
+  and tokens counted from the engine's outputs. Engine start-up is not counted. Claims are
+  extracted by the model under a JSON schema, one call per distinct ground truth in the run
+  (RoSE scores several system summaries against each reference: these {n} items hold
+  {distinct} distinct references; the peers call the model for every item); {judge}.
 
 Times are the scoring alone (no start-up, no imports). Means and correlations skip failed
 rows; (n) is the number of rows the correlation used. "vs offline-recall" pairs each peer's

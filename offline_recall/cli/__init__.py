@@ -12,7 +12,7 @@ from .cache import cache
 from .calibrate import calibrate
 from .models import models
 from .runs import compare, report, verify
-from .score import recorded_context, score
+from .score import score
 
 
 class _Commands(click.Group):
@@ -34,4 +34,4 @@ def main() -> None:
 for command in (score, report, compare, verify, models, cache, calibrate):
     main.add_command(command)
 
-__all__ = ["main", "recorded_context"]
+__all__ = ["main"]

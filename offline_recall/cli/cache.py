@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..claim_cache import ClaimCache
+from ..runs.claim_cache import ClaimCache
 
 
 @click.group()

@@ -9,21 +9,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..backends import BACKENDS, create_backend
-from ..calibrate import DEFAULT_SIGNALS, fit_profile
-from ..chunking import pack
 from ..errors import DatasetError
-from ..judge import signal_values
-from ..labelled import LabelledPair, read_labelled
-from ..models import DEFAULT_MODEL, load_manifest
-from ..profile import MODEL_SIGNAL, JudgeProfile, save_profile, user_profile_path
-from ..signals import LEXICAL_SIGNALS
-
-SIGNAL_SETS = {
-    "all": DEFAULT_SIGNALS,
-    "lexical": LEXICAL_SIGNALS,
-    "model": (MODEL_SIGNAL,),
-}
+from ..judging.calibrate import SIGNAL_SETS
+from ..judging.labelled import read_labelled
+from ..judging.profile import JudgeProfile, save_profile, user_profile_path
+from ..runs.calibration import calibrate as fit
+from ..runs.spec import resolve_spec
+from ..scorers.recall import ID as RECALL
+from .options import model_and_engine, parse_engine_options
 
 
 def _report(profile: JudgeProfile, claims: int, path: Path) -> Table:
@@ -48,17 +41,12 @@ def _report(profile: JudgeProfile, claims: int, path: Path) -> Table:
 
 @click.command()
 @click.option(
-    "--model", default=DEFAULT_MODEL, show_default=True, help="Model name or manifest path."
-)
-@click.option(
     "--data",
     required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Labelled rows (.jsonl, .json, .csv, .parquet): claim, context, label [, group].",
 )
-@click.option(
-    "--backend", type=click.Choice(sorted(BACKENDS)), default="transformers", show_default=True
-)
+@model_and_engine
 @click.option(
     "--signals",
     "signal_set",
@@ -88,6 +76,7 @@ def calibrate(
     model: str,
     data: Path,
     backend: str,
+    engine_option: tuple[str, ...],
     signal_set: str,
     evidence_sentences: int,
     folds: int,
@@ -105,33 +94,23 @@ def calibrate(
         console.print(Text(f"skipped {error.message}", style="yellow"), soft_wrap=True)
     if not pairs:
         raise DatasetError(f"{data.name}: no usable labelled rows")
-    engine = create_backend(backend, load_manifest(model))
-    info = engine.info
-    chunked = [
-        LabelledPair(context=piece, claim=p.claim, label=p.label, group=p.group)
-        for p in pairs
-        for piece in pack(p.context, info.context_budget, engine.count_tokens)
-    ]
-    claims = len({p.group for p in pairs})
-    signals = SIGNAL_SETS[signal_set]
-    evidence = evidence_sentences or None
-    with console.status(f"judging {len(chunked)} pairs"):
-        values = signal_values(
-            engine,
-            [(p.context, p.claim) for p in chunked],
-            evidence_sentences=evidence,
-            with_model=MODEL_SIGNAL in signals,
-        )
-    profile = fit_profile(
-        chunked,
-        values,
-        fingerprint=info.fingerprint,
-        prompt_version=info.prompt_version,
-        signals=signals,
-        evidence_sentences=evidence if MODEL_SIGNAL in signals else None,
-        folds=folds,
-        seed=seed,
-        trained_on=f"{data.name}: {claims} claims",
+    spec = resolve_spec(
+        model, engine=backend, engine_options=parse_engine_options(engine_option), scorers=[RECALL]
     )
-    path = save_profile(profile, out or user_profile_path(info.fingerprint, info.prompt_version))
+    claims = len({p.group for p in pairs})
+    with console.status(f"judging the pairs of {claims} claims"):
+        found = fit(
+            spec,
+            pairs,
+            signals=signal_set,
+            evidence_sentences=evidence_sentences,
+            folds=folds,
+            seed=seed,
+            trained_on=f"{data.name}: {claims} claims",
+        )
+    if found.failed:
+        console.print(Text(f"{found.failed} pairs could not be judged", style="yellow"))
+    profile = found.profile
+    target = out or user_profile_path(RECALL, profile.model_fingerprint, profile.prompt_version)
+    path = save_profile(profile, target)
     Console().print(_report(profile, claims, path))

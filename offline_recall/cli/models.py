@@ -9,14 +9,14 @@ import tomli_w
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import OfflineRecallError
-from ..models import (
+from ..engines.manifests import (
     bundled_manifests,
     cached_dir,
     load_manifest,
     weights_state,
 )
-from ..pinning import pin_folder
+from ..engines.pinning import pin_folder
+from ..errors import OfflineRecallError
 
 
 @click.group()

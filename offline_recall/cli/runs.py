@@ -6,10 +6,45 @@ from pathlib import Path
 
 import click
 
-from ..compare import PairBy, compare_runs
-from ..compare_text import comparison_text
-from ..results import read_results
-from ..verify import verify_run
+from ..data.results import ItemRecord, read_results
+from ..report.comparison import Comparison, PairBy, compare_runs
+from ..report.comparison_text import comparison_text
+from ..runs.manifest import RunManifest
+from ..runs.store import manifest_path
+from ..runs.verify import verify_run
+from .options import parse_scorers
+
+
+def _manifest_beside(results: Path) -> RunManifest | None:
+    beside = manifest_path(results)
+    if not beside.is_file():
+        return None
+    return RunManifest.model_validate_json(beside.read_text(encoding="utf-8"))
+
+
+def _spec_mismatch(a: Path, b: Path) -> list[str] | None:
+    """How the runs' specs differ, from the manifests beside them; None without both."""
+    ma, mb = _manifest_beside(a), _manifest_beside(b)
+    if ma is None or mb is None:
+        return None
+    return ma.spec.differences(mb.spec)
+
+
+def _shared_scorers(a: list[ItemRecord], b: list[ItemRecord], chosen: str | None) -> list[str]:
+    in_a = list(dict.fromkeys(sid for r in a for sid in r.results))
+    in_b = {sid for r in b for sid in r.results}
+    shared = [sid for sid in in_a if sid in in_b]
+    if chosen is not None:
+        wanted = parse_scorers(chosen)
+        missing = [sid for sid in wanted if sid not in shared]
+        if missing:
+            raise click.ClickException(
+                f"not in both runs: {', '.join(missing)} (shared: {', '.join(shared) or 'none'})"
+            )
+        return wanted
+    if not shared:
+        raise click.ClickException("the runs share no scorer")
+    return shared
 
 
 @click.command()
@@ -23,7 +58,7 @@ from ..verify import verify_run
 )
 def report(results: Path, out: Path) -> None:
     """Write a self-contained HTML report of a scored run (a file written by `score`)."""
-    from ..report import render_report
+    from ..report.html import render_report
 
     records = read_results(results)
     out.write_text(render_report(records, source=results.name), encoding="utf-8")
@@ -42,7 +77,14 @@ def report(results: Path, out: Path) -> None:
 @click.option(
     "--allow-mismatch",
     is_flag=True,
-    help="Compare runs scored with different models or prompt versions.",
+    help="Compare runs whose specs differ (model, engine, scale, prompts, judge profiles).",
+)
+@click.option(
+    "--scorer",
+    "scorer_list",
+    default=None,
+    metavar="ID[,ID...]",
+    help="Compare these scorers' results [default: every scorer both runs have].",
 )
 @click.option(
     "--pair-by",
@@ -59,29 +101,46 @@ def report(results: Path, out: Path) -> None:
     help="Items whose flipped claims are printed.",
 )
 def compare(
-    run_a: Path, run_b: Path, html: Path | None, allow_mismatch: bool, pair_by: str, show: int
+    run_a: Path,
+    run_b: Path,
+    html: Path | None,
+    allow_mismatch: bool,
+    scorer_list: str | None,
+    pair_by: str,
+    show: int,
 ) -> None:
-    """Compare two scored runs item by item: B minus A, its uncertainty, and flipped verdicts."""
-    comparison = compare_runs(
-        read_results(run_a),
-        read_results(run_b),
-        names=(run_a.name, run_b.name),
-        pair_by=PairBy(pair_by),
-    )
-    if comparison.mismatch and not allow_mismatch:
-        raise click.ClickException(
-            f"the runs differ ({'; '.join(comparison.mismatch)}); "
-            "pass --allow-mismatch to compare them anyway"
-        )
-    if comparison.paired == 0:
-        raise click.ClickException(
-            f"no item of {run_a.name} pairs with one of {run_b.name} by {comparison.paired_by}"
-        )
-    click.echo(comparison_text(comparison, show=show))
-    if html is not None:
-        from ..report import render_comparison
+    """Compare two scored runs item by item: B minus A, its uncertainty, and flipped verdicts.
 
-        html.write_text(render_comparison(comparison), encoding="utf-8")
+    Runs are comparable when their specs match in everything but the retrieved context; the
+    specs are read from the manifests beside the result files (else from the records).
+    """
+    a, b = read_results(run_a), read_results(run_b)
+    mismatch = _spec_mismatch(run_a, run_b)
+    comparisons: list[Comparison] = []
+    for sid in _shared_scorers(a, b, scorer_list):
+        comparison = compare_runs(
+            a,
+            b,
+            scorer=sid,
+            names=(run_a.name, run_b.name),
+            pair_by=PairBy(pair_by),
+            mismatch=mismatch,
+        )
+        if comparison.mismatch and not allow_mismatch:
+            raise click.ClickException(
+                f"the runs differ ({'; '.join(comparison.mismatch)}); "
+                "pass --allow-mismatch to compare them anyway"
+            )
+        if comparison.paired == 0:
+            raise click.ClickException(
+                f"no item of {run_a.name} pairs with one of {run_b.name} by {comparison.paired_by}"
+            )
+        comparisons.append(comparison)
+    click.echo("\n\n".join(comparison_text(c, show=show) for c in comparisons))
+    if html is not None:
+        from ..report.html import render_comparison
+
+        html.write_text(render_comparison(comparisons), encoding="utf-8")
         click.echo(f"\nwrote {html}")
 
 
@@ -100,10 +159,13 @@ def compare(
 def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
     """Re-score RUN (a result file of `score`, or its .run.sqlite store) and compare.
 
-    The model, prompts, library and input file must be the ones in the run's manifest. Exits
-    with status 1 when any row's result differs from the recorded one.
+    It re-scores with the spec the run's manifest recorded (model, engine options, prompts,
+    judge profiles); the library and the input file must be the run's. Exits with status 1
+    when any row's record differs from the recorded one.
     """
     report = verify_run(run, sample, seed)
+    for change in report.environment:
+        click.echo(f"warning: engine package changed since the run: {change}", err=True)
     differ = len(report.differences)
     click.echo(
         f"{run.name}: {report.checked} rows re-scored, {report.identical} identical, "

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
@@ -13,48 +13,68 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ..backends import BACKENDS, BackendInfo
-from ..claim_cache import ClaimCache
-from ..evals import Summary
-from ..formats import open_dataset, parse_mapping
-from ..models import (
-    DEFAULT_MODEL,
-    load_manifest,
-    sha256_file,
+from ..data.dataset import open_dataset
+from ..data.fields import parse_mapping
+from ..data.results import ItemRecord, OutputFormat, output_format
+from ..runs.claim_cache import ClaimCache
+from ..runs.manifest import InputSpec, RunIdentity, build_manifest
+from ..runs.runner import score_into
+from ..runs.spec import RunSpec, resolve_spec
+from ..runs.store import RunStore, default_store_path, manifest_path, write_manifest
+from ..runs.summary import Summary
+from ..scorers import SCORERS, scorer_kind
+from ..scorers.base import Status
+from ..scorers.recall import ID as RECALL
+from .options import (
+    fail_under_option,
+    model_and_engine,
+    parse_engine_options,
+    parse_fail_under,
+    parse_scorers,
 )
-from ..results import OutputFormat, ResultRecord, output_format
-from ..run_manifest import RunManifest, build_manifest
-from ..runner import score_into
-from ..scorer import create_context_recall_scorer
-from ..store import RunIdentity, RunStore, default_store_path, manifest_path, write_manifest
-from ..types import ContextRecallOptions, Status
 
 
-def recorded_context(_input: Any, output: Any) -> list[str]:
-    """A dataset row's context: the retrieval already happened, its chunks are the output."""
-    return list(output)
-
-
-def _summary_table(summary: Summary, seconds: float, model: str, prompt: str) -> Table:
-    table = Table(title="Context recall", show_header=False)
+def _summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
+    kind = scorer_kind(scorer_id)
+    setup = spec.scorer(scorer_id).setup
+    table = Table(title=kind.name, show_header=False)
     table.add_column(style="bold")
     table.add_column(justify="right")
     mean = "n/a (no item scored)" if summary.mean is None else f"{summary.mean:.4f}"
     rows = [
-        ("mean recall", mean),
+        (f"mean {kind.measure}", mean),
         ("items", str(summary.items)),
         ("ok", str(summary.by_status[Status.OK])),
         ("no ground truth", str(summary.by_status[Status.NO_GROUND_TRUTH])),
-        ("no claims", str(summary.by_status[Status.NO_CLAIMS])),
+        (f"no {kind.unit}", str(summary.by_status[Status.NO_CLAIMS])),
+        ("no context", str(summary.by_status[Status.NO_CONTEXT])),
         ("failed", str(summary.failed)),
-        ("claims supported", f"{summary.supported} / {summary.claims}"),
+        (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
         ("time", f"{seconds:.1f} s"),
-        ("model", model),
-        ("prompt version", prompt),
+        ("model", spec.model_fingerprint),
+        ("prompt version", setup.prompt_version),
     ]
     for name, value in rows:
         table.add_row(name, value)
     return table
+
+
+def _remove_store(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@contextmanager
+def _removed_if_empty(store: RunStore, fresh: bool) -> Iterator[None]:
+    """A store this run created is removed if the run fails before it holds a row (a model
+    that cannot load leaves nothing behind)."""
+    try:
+        yield
+    except BaseException:
+        if fresh and store.path is not None and not store.done():
+            store.close()
+            _remove_store(store.path)
+        raise
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
@@ -69,35 +89,41 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     return out or Path(f"results.{chosen.value}"), chosen.value
 
 
-def _items_table(records: Sequence[ResultRecord]) -> Table:
+def _items_table(records: Sequence[ItemRecord]) -> Table:
     table = Table(title="Items")
     table.add_column("line", justify="right")
     table.add_column("id")
+    table.add_column("scorer")
     table.add_column("status")
     table.add_column("score", justify="right")
-    table.add_column("supported", justify="right")
-    table.add_column("missing claims or error", overflow="fold")
+    table.add_column("positive", justify="right")
+    table.add_column("negative verdicts or error", overflow="fold")
     for r in records:
-        supported = sum(v.supported for v in r.verdicts)
-        missing = "; ".join(v.claim for v in r.verdicts if not v.supported)
-        table.add_row(
-            str(r.line),
-            "" if r.id is None else str(r.id),
-            r.status.value,
-            "n/a" if r.score is None else f"{r.score:.2f}",
-            f"{supported}/{len(r.verdicts)}",
-            r.error or missing,
-        )
+        for sid, result in r.results.items():
+            judgments = result.judgments()
+            negative = "; ".join(j.text for j in judgments if not j.positive)
+            table.add_row(
+                str(r.line),
+                "" if r.id is None else str(r.id),
+                scorer_kind(sid).measure,
+                result.status.value,
+                "n/a" if result.score is None else f"{result.score:.2f}",
+                f"{sum(j.positive for j in judgments)}/{len(judgments)}",
+                result.error or negative,
+            )
     return table
 
 
 @click.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@model_and_engine
 @click.option(
-    "--model", default=DEFAULT_MODEL, show_default=True, help="Model name or manifest path."
-)
-@click.option(
-    "--backend", type=click.Choice(sorted(BACKENDS)), default="transformers", show_default=True
+    "--scorer",
+    "scorer_list",
+    default=RECALL,
+    show_default=True,
+    metavar="ID[,ID...]",
+    help=f"Scorers to run, comma-separated ({', '.join(SCORERS)}); all in one pass.",
 )
 @click.option(
     "--out",
@@ -128,12 +154,7 @@ def _items_table(records: Sequence[ResultRecord]) -> Table:
     help="CSV and Parquet: the context cell holds chunks joined by TEXT (default: a JSON list).",
 )
 @click.option("--scale", type=click.FloatRange(min=0), default=1.0, show_default=True)
-@click.option(
-    "--fail-under",
-    type=float,
-    default=None,
-    help="Exit with status 1 when the mean recall is below this (for CI gates).",
-)
+@fail_under_option
 @click.option(
     "--store",
     "store_path",
@@ -147,12 +168,14 @@ def score(
     data: Path,
     model: str,
     backend: str,
+    engine_option: tuple[str, ...],
+    scorer_list: str,
     out: Path | None,
     fmt: str | None,
     mapping: tuple[str, ...],
     context_sep: str | None,
     scale: float,
-    fail_under: float | None,
+    fail_under: tuple[str, ...],
     store_path: Path | None,
     restart: bool,
     no_cache: bool,
@@ -168,37 +191,29 @@ def score(
     """
     console = Console(stderr=True)
     started = time.perf_counter()
+    scorers = parse_scorers(scorer_list)
+    gates = parse_fail_under(fail_under, scorers)
     out, form = _output(out, fmt)
-    dataset = open_dataset(data, parse_mapping(mapping), context_sep)
+    fields = parse_mapping(mapping)
+    dataset = open_dataset(data, fields, context_sep)
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
     for warning in dataset.detection.warnings():
         console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
-    cache = None if no_cache else ClaimCache()
-    scorer = create_context_recall_scorer(
+    spec = resolve_spec(
         model,
-        ContextRecallOptions(context_extractor=recorded_context, scale=scale),
-        backend=backend,
-        claim_cache=cache,
-    )
-    info = scorer.backend.info
-    manifest = build_manifest(
-        model=model,
-        manifest=load_manifest(model),
-        info=info,
-        profile=scorer.judge.profile,
-        backend=backend,
+        engine=backend,
+        engine_options=parse_engine_options(engine_option),
+        scorers=scorers,
         scale=scale,
-        mapping=parse_mapping(mapping),
-        context_separator=context_sep,
-        input_path=str(data.resolve()),
-        input_sha256=sha256_file(data),
     )
+    given = InputSpec.of(data, fields, context_sep)
+    manifest = build_manifest(spec, given)
 
     if store_path is None and out is not None:
         store_path = default_store_path(out)
     if restart and store_path is not None:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{store_path}{suffix}").unlink(missing_ok=True)
+        _remove_store(store_path)
+    fresh = store_path is None or not store_path.exists()
     progress = Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -206,38 +221,47 @@ def score(
         TimeElapsedColumn(),
         console=console,
     )
-    with RunStore(store_path) as store:
-        store.claim(_identity(manifest, info))
-        store.set_manifest(manifest)
-        with progress:
-            task = progress.add_task("scoring", total=dataset.total)
-            score_into(scorer, dataset, store, lambda n: progress.update(task, completed=n))
-        if out is not None:
-            store.export(out, output_format(out))
-            write_manifest(manifest_path(out), manifest)
-        summary = store.summary()
-        shown = list(store.records()) if form == "table" else []
-    if cache is not None:
-        cache.close()
+    cache = None if no_cache else ClaimCache()
+    try:
+        with RunStore(store_path) as store, _removed_if_empty(store, fresh):
+            store.claim(RunIdentity.of(spec, given))
+            store.set_manifest(manifest)
+            scoring = spec.build(claim_cache=cache)
+            try:
+                with progress:
+                    task = progress.add_task("scoring", total=dataset.total)
+                    score_into(
+                        scoring,
+                        dataset,
+                        store,
+                        spec.digest,
+                        lambda n: progress.update(task, completed=n),
+                    )
+            finally:
+                scoring.close()
+            if out is not None:
+                store.export(out, output_format(out), spec.scorer_ids)
+                write_manifest(manifest_path(out), manifest)
+            summaries = store.summaries()
+            shown = list(store.records()) if form == "table" else []
+    finally:
+        if cache is not None:
+            cache.close()
 
     seconds = time.perf_counter() - started
     if form == "table":
         Console().print(_items_table(shown))
-    Console().print(_summary_table(summary, seconds, info.fingerprint, info.prompt_version))
+    for sid in spec.scorer_ids:
+        if sid in summaries:
+            Console().print(_summary_table(sid, summaries[sid], seconds, spec))
     if out is not None:
         console.print(f"results: {out}")
-    if fail_under is not None and (summary.mean is None or summary.mean < fail_under):
-        mean = "none" if summary.mean is None else f"{summary.mean:.4f}"
-        raise click.ClickException(f"mean recall {mean} is under --fail-under {fail_under}")
-
-
-def _identity(manifest: RunManifest, info: BackendInfo) -> RunIdentity:
-    return RunIdentity(
-        input_sha256=manifest.input_sha256,
-        model_fingerprint=info.fingerprint,
-        prompt_version=info.prompt_version,
-        scale=manifest.scale,
-        mapping=manifest.mapping,
-        context_separator=manifest.context_separator,
-        backend=manifest.backend,
-    )
+    for sid, gate in gates.items():
+        summary = summaries.get(sid)
+        mean = None if summary is None else summary.mean
+        if mean is None or mean < gate:
+            shown_mean = "none" if mean is None else f"{mean:.4f}"
+            measure = scorer_kind(sid).measure
+            raise click.ClickException(
+                f"mean {measure} {shown_mean} is under --fail-under {gate} ({sid})"
+            )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
-from ..chunking import split_sentences
+from ..text import split_sentences
 
 _TOKENS = re.compile(r"(\w+)")
 

@@ -9,11 +9,12 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
-from ..evals import Summary, Tally
-from ..results import ResultRecord
-from ..stats import Interval, bootstrap_mean
-from ..types import Status
+from ..data.results import ItemRecord
+from ..runs.summary import Summary, Tally
+from ..scorers import SCORERS
+from ..scorers.base import ScoreResult, Status
 from .highlight import closest_chunk, highlight_excerpt
+from .stats import Interval, bootstrap_mean
 
 BINS = 10
 
@@ -23,20 +24,32 @@ class _View(BaseModel):
 
 
 class ChunkView(_View):
-    """A context chunk with a claim's words highlighted."""
+    """A context chunk with a verdict's words highlighted."""
 
     index: int
     html: Markup
 
 
-class ClaimView(_View):
-    """One claim, its verdict, and the chunk that supports it (or the closest one by words)."""
+class VerdictView(_View):
+    """One verdict, and the chunk it points at (or, for a negative one, the closest by words)."""
 
-    claim: str
-    supported: bool
-    p_yes: float
+    text: str
+    positive: bool
+    probability: float
     support: ChunkView | None
     closest: ChunkView | None
+
+
+class ResultView(_View):
+    """One scorer's result on one row."""
+
+    scorer: str
+    score: float | None
+    band: str
+    status: Status
+    reason: str
+    error: str | None
+    verdicts: list[VerdictView]
 
 
 class ItemView(_View):
@@ -46,13 +59,21 @@ class ItemView(_View):
     id: str | None
     input: str | None
     ground_truth: str | None
-    status: Status
-    score: float | None
-    band: str
-    reason: str
-    error: str | None
-    claims: list[ClaimView]
     context: list[str] | None
+    results: list[ResultView]
+
+    @property
+    def error(self) -> str | None:
+        return next((r.error for r in self.results if r.error), None)
+
+    @property
+    def scores_attr(self) -> str:
+        """Each scorer's score, space-separated ("" for none), for the page's script."""
+        return " ".join("" if r.score is None else repr(r.score) for r in self.results)
+
+    @property
+    def statuses_attr(self) -> str:
+        return " ".join(r.status.value for r in self.results)
 
 
 class Bar(_View):
@@ -63,6 +84,20 @@ class Bar(_View):
     height: float
 
 
+class ScorerView(_View):
+    """One scorer over the whole run: its summary, interval and histogram."""
+
+    id: str
+    name: str
+    measure: str
+    unit: str
+    positive: str
+    summary: Summary
+    interval: Interval | None
+    top: float
+    bars: list[Bar]
+
+
 class ReportView(_View):
     """The whole report page."""
 
@@ -70,15 +105,13 @@ class ReportView(_View):
     models: list[str]
     prompts: list[str]
     libraries: list[str]
-    summary: Summary
-    interval: Interval | None
-    top: float
-    bars: list[Bar]
+    scorers: list[ScorerView]
     items: list[ItemView]
+    statuses: list[str]
 
     @property
     def failed(self) -> list[ItemView]:
-        return [i for i in self.items if i.status == Status.ERROR]
+        return [i for i in self.items if i.error is not None]
 
 
 def as_text(value: Any) -> str | None:
@@ -95,41 +128,46 @@ def band(score: float | None, top: float) -> str:
     return "high" if score >= 0.75 * top else "mid" if score >= 0.25 * top else "low"
 
 
-def _chunk(context: Sequence[str] | None, index: int | None, claim: str) -> ChunkView | None:
+def _chunk(context: Sequence[str] | None, index: int | None, text: str) -> ChunkView | None:
     if context is None or index is None or not 0 <= index < len(context):
         return None
-    return ChunkView(index=index, html=highlight_excerpt(context[index], claim))
+    return ChunkView(index=index, html=highlight_excerpt(context[index], text))
 
 
-def claim_views(record: ResultRecord) -> list[ClaimView]:
-    context = record.context
+def verdict_views(result: ScoreResult, context: list[str] | None) -> list[VerdictView]:
     return [
-        ClaimView(
-            claim=v.claim,
-            supported=v.supported,
-            p_yes=v.p_yes,
-            support=_chunk(context, v.chunk_index, v.claim) if v.supported else None,
+        VerdictView(
+            text=j.text,
+            positive=j.positive,
+            probability=j.probability,
+            support=_chunk(context, j.chunk_index, j.text) if j.positive else None,
             closest=None
-            if v.supported or context is None
-            else _chunk(context, closest_chunk(context, v.claim), v.claim),
+            if j.positive or context is None
+            else _chunk(context, closest_chunk(context, j.text), j.text),
         )
-        for v in record.verdicts
+        for j in result.judgments()
     ]
 
 
-def item_view(record: ResultRecord, top: float) -> ItemView:
+def item_view(record: ItemRecord, tops: dict[str, float]) -> ItemView:
     return ItemView(
         line=record.line,
         id=None if record.id is None else str(record.id),
         input=as_text(record.input),
         ground_truth=as_text(record.ground_truth),
-        status=record.status,
-        score=record.score,
-        band=band(record.score, top),
-        reason=record.reason,
-        error=record.error,
-        claims=claim_views(record),
         context=record.context,
+        results=[
+            ResultView(
+                scorer=sid,
+                score=r.score,
+                band=band(r.score, tops[sid]),
+                status=r.status,
+                reason=r.reason,
+                error=r.error,
+                verdicts=verdict_views(r, record.context),
+            )
+            for sid, r in record.results.items()
+        ],
     )
 
 
@@ -153,21 +191,39 @@ def _distinct(values: Sequence[str]) -> list[str]:
     return sorted(set(values))
 
 
-def report_view(records: Sequence[ResultRecord], source: str) -> ReportView:
-    """Everything the report page shows about `records`."""
+def scorer_view(scorer_id: str, results: Sequence[ScoreResult]) -> ScorerView:
     tally = Tally()
-    for record in records:
-        tally.add(record.result())
-    scores = [r.score for r in records if r.score is not None]
+    for result in results:
+        tally.add(result)
+    scores = [r.score for r in results if r.score is not None]
     top = max([1.0, *scores])
-    return ReportView(
-        source=source,
-        models=_distinct([r.model_fingerprint for r in records]),
-        prompts=_distinct([r.prompt_version for r in records]),
-        libraries=_distinct([r.library_version for r in records]),
+    kind = SCORERS.get(scorer_id)
+    return ScorerView(
+        id=scorer_id,
+        name=kind.name if kind is not None else scorer_id,
+        measure=kind.measure if kind is not None else "score",
+        unit=kind.unit if kind is not None else "verdicts",
+        positive=kind.positive if kind is not None else "positive",
         summary=tally.summary(),
         interval=bootstrap_mean(scores),
         top=top,
         bars=histogram(scores, top),
-        items=[item_view(r, top) for r in records],
+    )
+
+
+def report_view(records: Sequence[ItemRecord], source: str) -> ReportView:
+    """Everything the report page shows about `records`."""
+    ids = list(dict.fromkeys(sid for r in records for sid in r.results))
+    scorers = [
+        scorer_view(sid, [r.results[sid] for r in records if sid in r.results]) for sid in ids
+    ]
+    results = [result for r in records for result in r.results.values()]
+    return ReportView(
+        source=source,
+        models=_distinct([r.model_fingerprint for r in results]),
+        prompts=_distinct([r.prompt_version for r in results]),
+        libraries=_distinct([r.library_version for r in results]),
+        scorers=scorers,
+        items=[item_view(r, {s.id: s.top for s in scorers}) for r in records],
+        statuses=[s.value for s in Status],
     )

@@ -3,6 +3,7 @@
   var list = document.getElementById("items");
   if (!list) { return; }
   var items = Array.prototype.slice.call(list.querySelectorAll("article.item"));
+  var scorer = document.getElementById("scorer");
   var sort = document.getElementById("sort");
   var status = document.getElementById("status");
   var low = document.getElementById("min");
@@ -10,9 +11,15 @@
   var shown = document.getElementById("shown");
   var top = parseFloat(high.max);
 
+  function chosen() { return scorer ? parseInt(scorer.value, 10) : 0; }
+
   function score(item) {
-    var s = item.getAttribute("data-score");
-    return s === "" ? null : parseFloat(s);
+    var s = item.getAttribute("data-scores").split(" ")[chosen()];
+    return s === undefined || s === "" ? null : parseFloat(s);
+  }
+
+  function itemStatus(item) {
+    return item.getAttribute("data-statuses").split(" ")[chosen()];
   }
 
   function line(item) { return parseInt(item.getAttribute("data-line"), 10); }
@@ -35,14 +42,15 @@
     var visible = 0;
     items.slice().sort(compare).forEach(function (item) {
       var s = score(item);
-      var ok = (status.value === "all" || item.getAttribute("data-status") === status.value) &&
+      var ok = (status.value === "all" || itemStatus(item) === status.value) &&
         (s === null ? fullRange : s >= lo - 1e-9 && s <= hi + 1e-9);
       item.hidden = !ok;
       if (ok) { visible += 1; }
       list.appendChild(item);
     });
     shown.textContent = "showing " + visible + " of " + items.length + " items";
-    var state = "sort=" + sort.value + "&status=" + status.value + "&min=" + lo + "&max=" + hi;
+    var state = (scorer ? "scorer=" + scorer.value + "&" : "") +
+      "sort=" + sort.value + "&status=" + status.value + "&min=" + lo + "&max=" + hi;
     if (window.history && window.history.replaceState) {
       window.history.replaceState(null, "", "#" + state);
     }
@@ -51,7 +59,7 @@
   function restore() {
     location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
       var kv = pair.split("=");
-      var control = { sort: sort, status: status, min: low, max: high }[kv[0]];
+      var control = { scorer: scorer, sort: sort, status: status, min: low, max: high }[kv[0]];
       if (!control || kv.length !== 2) { return; }
       var value = decodeURIComponent(kv[1]);
       var known = control.tagName !== "SELECT" ||
@@ -60,7 +68,7 @@
     });
   }
 
-  [sort, status, low, high].forEach(function (control) {
+  [scorer, sort, status, low, high].filter(Boolean).forEach(function (control) {
     control.addEventListener("input", apply);
     control.addEventListener("change", apply);
   });

@@ -1,0 +1,117 @@
+"""Field names: which key or column of a record holds each field of a row.
+
+Names are detected from the keys or columns (Mastra's, RAGAS's or our own) and reported;
+`--map field=column` names anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from ..errors import DatasetError
+from .readers import InputFormat
+
+
+class FieldMap(BaseModel):
+    """For each field of a row, the record keys it may be read from, in order of preference.
+
+    A record holding more than one of a field's keys is a row error: which one was meant?
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: tuple[str, ...] = ("id",)
+    input: tuple[str, ...] = ("input",)
+    ground_truth: tuple[str, ...] = ("groundTruth", "ground_truth")
+    context: tuple[str, ...] = ("context",)
+
+
+FIELDS = ("id", "input", "ground_truth", "context")
+"""The fields of a row that a record's keys are mapped to."""
+
+
+class Convention(BaseModel):
+    """A tool's names for the fields of a labelled item."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    fields: FieldMap
+
+
+CONVENTIONS = (
+    Convention(
+        name="offline-recall", fields=FieldMap(ground_truth=("ground_truth", "groundTruth"))
+    ),
+    Convention(name="Mastra", fields=FieldMap(ground_truth=("groundTruth", "ground_truth"))),
+    Convention(
+        name="RAGAS",
+        fields=FieldMap(
+            input=("user_input",), ground_truth=("reference",), context=("retrieved_contexts",)
+        ),
+    ),
+)
+"""Known conventions; on a tie in detection the first listed wins."""
+
+
+class Detection(BaseModel):
+    """How a dataset was read: its format, the field names found, and the keys each field uses."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: InputFormat
+    convention: str
+    mapped: dict[str, str]
+    fields: FieldMap
+    found: dict[str, str | None]
+
+    def describe(self) -> str:
+        """One line, e.g. `JSON Lines, Mastra field names: input=input, context=context`."""
+        names = ", ".join(f"{f}={k}" for f, k in self.found.items() if k is not None)
+        mapped = " with " + " ".join(f"--map {f}={c}" for f, c in self.mapped.items())
+        return (
+            f"{self.format}, {self.convention} field names{mapped if self.mapped else ''}: {names}"
+        )
+
+    def warnings(self) -> list[str]:
+        """Fields no record has, where that changes every item's outcome."""
+        if self.found["ground_truth"] is None:
+            keys = ", ".join(self.fields.ground_truth)
+            return [
+                f"no {keys} in the data: every item scores 0 as no_ground_truth "
+                "(name the column with --map ground_truth=COLUMN)"
+            ]
+        return []
+
+
+def parse_mapping(items: Sequence[str]) -> dict[str, str]:
+    """`field=column` pairs from the command line, checked against the fields of a row."""
+    mapping: dict[str, str] = {}
+    for item in items:
+        field, sep, column = item.partition("=")
+        field, column = field.strip(), column.strip()
+        if not sep or not column:
+            raise DatasetError(f"--map {item!r}: expected FIELD=COLUMN, e.g. context=contexts")
+        if field not in FIELDS:
+            raise DatasetError(
+                f"--map {item!r}: unknown field {field!r}; fields: {', '.join(FIELDS)}"
+            )
+        mapping[field] = column
+    return mapping
+
+
+def detect(fmt: InputFormat, columns: Sequence[str], mapped: Mapping[str, str]) -> Detection:
+    """The convention whose names most fields match (first listed on a tie), then `mapped`."""
+    present = set(columns)
+
+    def matches(c: Convention) -> int:
+        return sum(getattr(c.fields, f)[0] in present for f in ("input", "ground_truth", "context"))
+
+    best = max(CONVENTIONS, key=lambda c: (matches(c), -CONVENTIONS.index(c)))
+    fields = best.fields.model_copy(update={f: (c,) for f, c in mapped.items()})
+    found = {f: next((k for k in getattr(fields, f) if k in present), None) for f in FIELDS}
+    return Detection(
+        format=fmt, convention=best.name, mapped=dict(mapped), fields=fields, found=found
+    )

@@ -1,0 +1,152 @@
+"""Raw records of each file format, in order, with their positions; no field names yet.
+
+The format comes from the file's extension.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from ..errors import DatasetError
+
+
+class InputFormat(StrEnum):
+    """A dataset file's format, named by its extension."""
+
+    JSONL = "JSON Lines"
+    JSON = "JSON array"
+    CSV = "CSV"
+    PARQUET = "Parquet"
+
+
+EXTENSIONS = {
+    ".jsonl": InputFormat.JSONL,
+    ".ndjson": InputFormat.JSONL,
+    ".json": InputFormat.JSON,
+    ".csv": InputFormat.CSV,
+    ".parquet": InputFormat.PARQUET,
+}
+
+
+def input_format(path: Path) -> InputFormat:
+    """The format named by the file's extension."""
+    fmt = EXTENSIONS.get(path.suffix.lower())
+    if fmt is None:
+        known = ", ".join(EXTENSIONS)
+        raise DatasetError(f"{path.name}: unknown data format {path.suffix!r}; use one of {known}")
+    return fmt
+
+
+Record = tuple[int, dict[str, Any] | str]
+"""A record's position and its keys, or the reason it is not a record."""
+
+
+def jsonl_record(text: str) -> dict[str, Any] | str:
+    """One JSON Lines record's keys, or the reason it is not a record."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        return f"not valid JSON ({e.msg})"
+    return record if isinstance(record, dict) else "expected a JSON object"
+
+
+def jsonl_records(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for number, text in enumerate(f, start=1):
+            if text.strip():
+                yield number, jsonl_record(text)
+
+
+def json_array(path: Path) -> list[Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"{path.name}: not valid JSON ({e.msg}, line {e.lineno})") from e
+    if not isinstance(data, list):
+        raise DatasetError(
+            f"{path.name}: expected a JSON array of objects; one object per line is .jsonl"
+        )
+    return data
+
+
+def json_records(path: Path) -> Iterator[Record]:
+    for number, item in enumerate(json_array(path), start=1):
+        yield number, item if isinstance(item, dict) else "expected a JSON object"
+
+
+def csv_reader(f: Any) -> csv.DictReader[str]:
+    csv.field_size_limit(sys.maxsize)  # a row's context can be far longer than csv's default
+    return csv.DictReader(f)
+
+
+def csv_records(path: Path) -> Iterator[Record]:
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        reader = csv_reader(f)
+        number = 0
+        while True:
+            number += 1
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                yield number, f"not valid CSV ({e})"
+                continue
+            if None in record:
+                yield number, "has more cells than the header has columns"
+                continue
+            yield number, {k: (v if v != "" else None) for k, v in record.items()}
+
+
+def parquet_file(path: Path) -> Any:
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except Exception as e:
+        raise DatasetError(f"{path.name}: not a readable Parquet file ({e})") from e
+
+
+def parquet_records(path: Path) -> Iterator[Record]:
+    number = 0
+    for batch in parquet_file(path).iter_batches(batch_size=1024):
+        for record in batch.to_pylist():
+            number += 1
+            yield number, record
+
+
+def decode_context_cell(cell: str, separator: str | None) -> list[str]:
+    """A context given as text: `separator`-joined chunks, a JSON list, or one chunk.
+
+    Raises ValueError, saying why, when a cell starting with `[` is not a JSON list of strings.
+    """
+    if separator:
+        return [c.strip() for c in cell.split(separator) if c.strip()]
+    text = cell.strip()
+    if not text:
+        return []
+    if not text.startswith("["):
+        return [cell]
+    value = json.loads(text)
+    if not isinstance(value, list):
+        raise ValueError(f"it holds a JSON {type(value).__name__}")
+    if not all(isinstance(c, str) for c in value):
+        raise ValueError("an item is not a string")
+    return value
+
+
+def records(fmt: InputFormat, path: Path) -> Iterator[Record]:
+    """The raw records of a `fmt` file, in order, with their positions."""
+    readers = {
+        InputFormat.JSONL: jsonl_records,
+        InputFormat.JSON: json_records,
+        InputFormat.CSV: csv_records,
+        InputFormat.PARQUET: parquet_records,
+    }
+    return readers[fmt](path)

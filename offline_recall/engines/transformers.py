@@ -1,0 +1,139 @@
+"""The transformers engine: Outlines-constrained JSON, answer probabilities over a cached head."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+
+from pydantic import BaseModel, ConfigDict
+
+from ..errors import MissingExtraError
+from .base import Failed, Prompt
+from .chat import ChatTemplate, PinnedEngine
+from .manifests import ModelManifest, model_dir, quiet_loading
+
+if TYPE_CHECKING:
+    import torch
+
+
+class TransformersOptions(BaseModel):
+    """How the transformers engine runs a model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    RUNTIME: ClassVar[frozenset[str]] = frozenset()
+
+    device: str = "cpu"
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    reuse_prefix: bool = True
+    """Compute a shared head (a context ahead of several questions) once for its prompts."""
+
+
+class TransformersEngine(PinnedEngine):
+    """Runs a pinned model with transformers on CPU (or a GPU, `device="cuda"`)."""
+
+    def __init__(self, manifest: ModelManifest, options: TransformersOptions | None = None) -> None:
+        try:
+            import outlines
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:
+            raise MissingExtraError(str(e.name), "pip install offline-recall") from e
+
+        self.options = options or TransformersOptions()
+        folder = model_dir(manifest)
+        # Engine objects stay untyped here: their stubs do not describe these call patterns.
+        self._tokenizer: Any = cast(
+            Any,
+            AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False),
+        )
+        with quiet_loading():
+            model = AutoModelForCausalLM.from_pretrained(
+                folder,
+                local_files_only=True,
+                trust_remote_code=False,
+                use_safetensors=True,
+                dtype=getattr(torch, self.options.dtype),
+            )
+        self._model: Any = cast(Any, model).to(self.options.device).eval()
+        super().__init__(
+            "transformers", manifest, ChatTemplate(self._tokenizer, manifest), self.options.dtype
+        )
+        self._outlines_model = outlines.from_transformers(self._model, self._tokenizer)
+        self._generators: dict[type[BaseModel], Any] = {}
+
+    @property
+    def model(self) -> Any:
+        """The loaded transformers model (for measurements of the bare engine)."""
+        return self._model
+
+    def close(self) -> None:
+        """Nothing to stop: the model lives in this process."""
+
+    # Constrained generation -----------------------------------------------------------
+
+    def generate_json(
+        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+    ) -> list[str | Failed]:
+        # One prompt at a time: a text must not depend on what it was batched with.
+        generator = self._generator(output_type)
+        return [
+            str(generator(self.chat.render(p), max_new_tokens=max_tokens, do_sample=False))
+            for p in prompts
+        ]
+
+    def _generator(self, output_type: type[BaseModel]) -> Any:
+        if output_type not in self._generators:
+            import outlines
+
+            self._generators[output_type] = outlines.Generator(self._outlines_model, output_type)
+        return self._generators[output_type]
+
+    # Answer probabilities -------------------------------------------------------------
+
+    def answer_probabilities(
+        self, prompts: Sequence[Prompt], answers: Sequence[str]
+    ) -> list[tuple[float, ...] | Failed]:
+        """One forward pass per prompt; a head shared by several prompts is computed once and
+        its cached keys and values serve each of them, one prompt at a time, so a prompt's
+        numbers never depend on its batch."""
+        answer_ids = [self.chat.answer_token(a) for a in answers]
+        rows = [self.chat.split(p) for p in prompts]
+        if not self.options.reuse_prefix:
+            rows = [(ids, 0) for ids, _ in rows]
+        by_head: dict[tuple[int, ...], list[int]] = {}
+        for i, (ids, shared) in enumerate(rows):
+            by_head.setdefault(tuple(ids[:shared]), []).append(i)
+        out: list[tuple[float, ...] | Failed] = [Failed("not computed")] * len(prompts)
+        for head, members in by_head.items():
+            tails = [rows[i][0][len(head) :] for i in members]
+            found = self._after_head(list(head), tails, answer_ids)
+            for i, probs in zip(members, found, strict=True):
+                out[i] = probs
+        return out
+
+    def _after_head(
+        self, head: list[int], tails: list[list[int]], answer_ids: list[int]
+    ) -> list[tuple[float, ...]]:
+        import torch
+
+        device = self.options.device
+        with torch.inference_mode():
+            cache = None
+            if head:
+                ids = torch.tensor([head], device=device)
+                cache = self._model(input_ids=ids, use_cache=True).past_key_values
+            found: list[tuple[float, ...]] = []
+            for tail in tails:
+                ids = torch.tensor([tail], device=device)
+                logits = self._model(input_ids=ids, past_key_values=cache, use_cache=True).logits
+                if cache is not None:
+                    cache.crop(len(head))  # back to the head alone for the next tail
+                found.append(self._answers(logits[0, -1], answer_ids))
+        return found
+
+    @staticmethod
+    def _answers(logits: torch.Tensor, answer_ids: list[int]) -> tuple[float, ...]:
+        import torch
+
+        probs = torch.softmax(logits[answer_ids].float(), dim=-1)
+        return tuple(float(p) for p in probs.cpu())

@@ -1,0 +1,1 @@
+"""Judging: a verdict's probability from the model's answer and cheap signals, by a profile."""

@@ -1,0 +1,111 @@
+"""A verdict's probability, from the model's answer and cheap signals of the text.
+
+A judge asks whether an evidence text (a context chunk) supports a statement (a claim). The
+model's P(yes) and the lexical signals are combined by a judge profile. When the profile names
+an evidence size, the model sees only the evidence's best-matching sentences: short prompts,
+and the statement next to the lines that matter.
+
+Probabilities are recorded at a fixed precision, so a verdict never hangs on float noise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..engines import Engine, Failed, Prompt
+from .profile import MODEL_SIGNAL, JudgeProfile
+from .signals import LEXICAL_SIGNALS, evidence, lexical_signals
+
+Pair = tuple[str, str]
+"""(evidence, statement): a context chunk and a claim."""
+
+DECIMALS = 6
+"""Probabilities are rounded to this many decimals before any decision is taken on them."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """How the model is asked about a pair: the prompt and the two answer words."""
+
+    prompt: Callable[[str, str], Prompt]
+    yes: str
+    no: str
+
+
+class Assessment(NamedTuple):
+    """A pair judged: the profile's probability that it holds, and the model's own P(yes)
+    when the profile asked the model."""
+
+    probability: float
+    model_p_yes: float | None
+
+
+def model_pairs(pairs: Sequence[Pair], evidence_sentences: int | None) -> list[Pair]:
+    """What the model is asked about each pair: the whole evidence or its best sentences."""
+    if evidence_sentences is None:
+        return list(pairs)
+    return [(evidence(text, statement, evidence_sentences), statement) for text, statement in pairs]
+
+
+def model_p_yes(engine: Engine, question: Question, pairs: Sequence[Pair]) -> list[float | Failed]:
+    """The model's P(yes) for each pair (renormalised over yes and no), in order."""
+    prompts = [question.prompt(text, statement) for text, statement in pairs]
+    found = engine.answer_probabilities(prompts, (question.yes, question.no))
+    return [f if isinstance(f, Failed) else round(f[0], DECIMALS) for f in found]
+
+
+def signal_values(
+    engine: Engine,
+    question: Question,
+    pairs: Sequence[Pair],
+    *,
+    evidence_sentences: int | None,
+    with_model: bool = True,
+    with_lexical: bool = True,
+) -> list[dict[str, float] | Failed]:
+    """Every signal a profile may use, for each pair (the model's only if `with_model`)."""
+    values: list[dict[str, float] | Failed] = [
+        lexical_signals(text, statement) if with_lexical else {} for text, statement in pairs
+    ]
+    if with_model and pairs:
+        asked = model_p_yes(engine, question, model_pairs(pairs, evidence_sentences))
+        for i, p in enumerate(asked):
+            v = values[i]
+            if isinstance(p, Failed):
+                values[i] = p
+            elif not isinstance(v, Failed):
+                v[MODEL_SIGNAL] = p
+    return values
+
+
+class Judge:
+    """Decides pairs on an engine under a profile."""
+
+    def __init__(self, engine: Engine, question: Question, profile: JudgeProfile) -> None:
+        self.engine = engine
+        self.question = question
+        self.profile = profile
+
+    @property
+    def threshold(self) -> float:
+        return self.profile.threshold
+
+    def assess(self, pairs: Sequence[Pair]) -> list[Assessment | Failed]:
+        """Each pair's probability under the profile (and the model's P(yes) if asked)."""
+        profile = self.profile
+        values = signal_values(
+            self.engine,
+            self.question,
+            pairs,
+            evidence_sentences=profile.evidence_sentences,
+            with_model=profile.uses_model,
+            with_lexical=any(s in LEXICAL_SIGNALS for s in profile.signals),
+        )
+        return [
+            v
+            if isinstance(v, Failed)
+            else Assessment(round(profile.probability(v), DECIMALS), v.get(MODEL_SIGNAL))
+            for v in values
+        ]

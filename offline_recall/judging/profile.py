@@ -1,0 +1,223 @@
+"""A model's judge profile: the fitted rule that turns signals into a verdict.
+
+A verdict's probability is a logistic model over named signals: "model" (the logit of the
+model's P(yes)) and the lexical signals of `signals.py`. The plain rule, P(yes) >= the
+manifest's threshold, is the profile with the model's logit alone at weight 1. `calibrate`
+fits a profile on a user's labelled rows and stores it where later runs of the same model
+and prompt version find it; a bundled model may ship one beside its manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..engines.manifests import bundled_manifest_dir
+from ..errors import ModelError
+from ..paths import cache_root
+from .signals import LEXICAL_SIGNALS
+
+RECALL = "context-recall-scorer"
+MODEL_SIGNAL = "model"
+SIGNALS = (MODEL_SIGNAL, *LEXICAL_SIGNALS)
+PROFILE_SUFFIX = ".judge.json"
+# P(yes) is clamped before its logit so that a certain model stays a finite signal.
+_P_EDGE = 1e-6
+
+
+class CrossValidated(BaseModel):
+    """How the rule did on rows it was not fitted on (k-fold, grouped by claim)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    folds: int
+    auroc: float
+    balanced_accuracy: float = Field(description="At the profile's threshold")
+    baseline_auroc: float = Field(description="Word overlap on the same rows")
+    baseline_balanced_accuracy: float = Field(description="Word overlap at its best threshold")
+
+
+class JudgeProfile(BaseModel):
+    """A fitted decision rule for one scorer's verdicts, model fingerprint and prompt version."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scorer: str = Field(default=RECALL, description="The scorer whose verdicts the rule decides")
+    model_fingerprint: str
+    prompt_version: str
+    signals: tuple[str, ...] = Field(description="Names from SIGNALS, in weight order")
+    means: tuple[float, ...]
+    scales: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float = Field(ge=0.0, le=1.0, description="supported = probability >= threshold")
+    evidence_sentences: int | None = Field(
+        default=None,
+        gt=0,
+        description="The model judges the claim against this many best-matching sentences "
+        "of a chunk instead of the whole chunk; None: the whole chunk",
+    )
+    trained_on: str = ""
+    rows: int = 0
+    seed: int = 0
+    cross_validated: CrossValidated | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> JudgeProfile:
+        unknown = [s for s in self.signals if s not in SIGNALS]
+        if unknown:
+            raise ValueError(f"unknown signals {unknown}; known: {', '.join(SIGNALS)}")
+        n = len(self.signals)
+        if not n or not len(self.means) == len(self.scales) == len(self.weights) == n:
+            raise ValueError("signals, means, scales and weights must have one entry per signal")
+        if any(s <= 0 for s in self.scales):
+            raise ValueError("scales must be positive")
+        return self
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether the rule needs the model's P(yes) at all."""
+        return MODEL_SIGNAL in self.signals
+
+    @property
+    def digest(self) -> str:
+        """Identifies the rule, so a run's manifest can say which one decided."""
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
+
+    @property
+    def is_plain(self) -> bool:
+        """Whether the rule is the model's P(yes) itself, compared with the threshold."""
+        return self.signals == (MODEL_SIGNAL,) and (
+            self.means,
+            self.scales,
+            self.weights,
+            self.bias,
+        ) == ((0.0,), (1.0,), (1.0,), 0.0)
+
+    def probability(self, values: Mapping[str, float]) -> float:
+        """P(supported) from the signal values (the "model" value is the model's P(yes))."""
+        if self.is_plain:
+            return min(1.0, max(0.0, values[MODEL_SIGNAL]))
+        z = self.bias
+        for name, mean, scale, weight in zip(
+            self.signals, self.means, self.scales, self.weights, strict=True
+        ):
+            z += weight * (_value(name, values) - mean) / scale
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def _value(name: str, values: Mapping[str, float]) -> float:
+    value = values[name]
+    if name == MODEL_SIGNAL:
+        p = min(1.0 - _P_EDGE, max(_P_EDGE, value))
+        return math.log(p / (1.0 - p))
+    return value
+
+
+def threshold_profile(
+    threshold: float,
+    *,
+    scorer: str = RECALL,
+    fingerprint: str = "",
+    prompt_version: str = "",
+) -> JudgeProfile:
+    """The plain rule: supported when the model's P(yes) >= `threshold`."""
+    return JudgeProfile(
+        scorer=scorer,
+        model_fingerprint=fingerprint,
+        prompt_version=prompt_version,
+        signals=(MODEL_SIGNAL,),
+        means=(0.0,),
+        scales=(1.0,),
+        weights=(1.0,),
+        bias=0.0,
+        threshold=threshold,
+        trained_on="none: the model manifest's threshold",
+    )
+
+
+class ProfileOrigin(StrEnum):
+    """Where the profile that decides a run's verdicts came from."""
+
+    GIVEN = "given"
+    """Passed in by the caller (a file, or a profile object)."""
+    CALIBRATED = "user-calibrated"
+    """Stored by `offline-recall calibrate` for this model, scorer and prompt version."""
+    SHIPPED = "shipped"
+    """Shipped beside a bundled model's manifest."""
+    THRESHOLD = "manifest threshold"
+    """No profile: the manifest's plain threshold on the model's P(yes)."""
+
+
+class FoundProfile(NamedTuple):
+    profile: JudgeProfile
+    origin: ProfileOrigin
+    path: Path | None
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)
+
+
+def user_profile_path(scorer: str, fingerprint: str, prompt_version: str) -> Path:
+    """Where `calibrate` stores a profile, and where runs look for it first."""
+    name = f"{_safe(fingerprint)}-{_safe(scorer)}-{_safe(prompt_version)}{PROFILE_SUFFIX}"
+    return cache_root() / "profiles" / name
+
+
+def _legacy_user_profile_path(fingerprint: str, prompt_version: str) -> Path:
+    """Where earlier releases stored a context recall profile (no scorer in the name)."""
+    return cache_root() / "profiles" / f"{_safe(fingerprint)}-{prompt_version}{PROFILE_SUFFIX}"
+
+
+def load_profile(path: Path) -> JudgeProfile:
+    """A profile from a JSON file; a clear error if it is unreadable or malformed."""
+    try:
+        return JudgeProfile.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError) as e:
+        first = str(e).splitlines()[0]
+        raise ModelError(
+            f"judge profile {path} cannot be read ({first}); refit it with "
+            "`offline-recall calibrate` or delete it"
+        ) from e
+
+
+def save_profile(profile: JudgeProfile, path: Path) -> Path:
+    """Write `profile` to `path` (folders created) and return the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(profile.model_dump(mode="json"), indent=2) + "\n")
+    return path
+
+
+def _bundled_profiles() -> list[Path]:
+    return sorted(bundled_manifest_dir().glob(f"*{PROFILE_SUFFIX}"))
+
+
+def find_profile(
+    scorer: str, fingerprint: str, prompt_version: str, threshold: float
+) -> FoundProfile:
+    """The rule a run of this scorer, model and prompt version uses: the user's calibrated
+    profile if there is one, else the one shipped with a bundled model, else the manifest's
+    plain threshold."""
+    candidates = [user_profile_path(scorer, fingerprint, prompt_version)]
+    if scorer == RECALL:
+        candidates.append(_legacy_user_profile_path(fingerprint, prompt_version))
+    for user in candidates:
+        if user.is_file():
+            return FoundProfile(load_profile(user), ProfileOrigin.CALIBRATED, user)
+    wanted = (scorer, fingerprint, prompt_version)
+    for path in _bundled_profiles():
+        profile = load_profile(path)
+        if (profile.scorer, profile.model_fingerprint, profile.prompt_version) == wanted:
+            return FoundProfile(profile, ProfileOrigin.SHIPPED, path)
+    plain = threshold_profile(
+        threshold, scorer=scorer, fingerprint=fingerprint, prompt_version=prompt_version
+    )
+    return FoundProfile(plain, ProfileOrigin.THRESHOLD, None)

@@ -1,0 +1,129 @@
+"""Cheap text signals of whether a context supports a claim, and evidence selection.
+
+Word overlap is a strong baseline for attribution: a claim whose words, rare ones above all,
+are missing from the context is rarely supported. These signals feed the judge's decision
+rule beside the model's own P(yes) (see `profile.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from itertools import pairwise
+
+from wordfreq import zipf_frequency
+
+from ..text import split_sentences
+
+# Function words carry no evidence of support.
+_STOP = """a an the of in on at to for and or but is are was were be been being by with as from
+that this these those it its his her their he she they we you i not no has have had also which
+who whom s t"""
+STOP_WORDS = frozenset(_STOP.split())
+# The signals a decision rule may use, besides "model" (the logit of the model's P(yes)).
+LEXICAL_SIGNALS = (
+    "overlap",
+    "weighted_overlap",
+    "evidence_overlap_1",
+    "evidence_overlap_2",
+    "evidence_overlap_3",
+    "rarest_missing",
+    "missing",
+    "numbers",
+    "bigrams",
+    "length",
+)
+_WORD = re.compile(r"\w+")
+# "1,000" and "1000" are the same number.
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
+_SUFFIXES = ("ing", "ed", "es", "s", "ly")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _tokens(text: str) -> list[str]:
+    return [_stem(w) for w in _WORD.findall(_THOUSANDS.sub("", text.casefold()))]
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in _tokens(text) if w not in STOP_WORDS]
+
+
+@lru_cache(maxsize=65536)
+def rarity(word: str) -> float:
+    """How unusual an English word is: 8 minus its Zipf frequency, at least 0.5.
+
+    Missing rare words (names, numbers, technical terms) say more than missing common ones.
+    """
+    return max(0.5, 8.0 - zipf_frequency(word, "en"))
+
+
+def word_overlap(context: str, claim: str) -> float:
+    """The share of the claim's content words found in the context: the baseline judge.
+
+    Plain lower-cased words without stemming or weights, so that it stays the simple
+    reference point every judge is compared with.
+    """
+    return share_found(words_of(context), claim)
+
+
+def words_of(text: str) -> set[str]:
+    """The lower-cased words of `text`, as `word_overlap` sees them."""
+    return set(_WORD.findall(text.casefold()))
+
+
+def share_found(found: set[str], claim: str) -> float:
+    """The share of the claim's content words that are in `found` (see `word_overlap`)."""
+    words = {w for w in _WORD.findall(claim.casefold()) if w not in STOP_WORDS}
+    if not words:
+        return 0.0
+    return len(words & found) / len(words)
+
+
+def _ranked_sentences(context: str, claim_words: set[str]) -> list[tuple[int, set[str]]]:
+    """Context sentences (index, words), the ones holding most of the claim's weight first."""
+    sentences = [set(_tokens(s)) for s in split_sentences(context)]
+    weight = [math.fsum(rarity(w) for w in claim_words & s) for s in sentences]
+    order = sorted(range(len(sentences)), key=lambda i: (-weight[i], i))
+    return [(i, sentences[i]) for i in order]
+
+
+def evidence(context: str, claim: str, sentences: int = 3) -> str:
+    """The context's `sentences` sentences most related to the claim, in their original order."""
+    parts = split_sentences(context)
+    ranked = _ranked_sentences(context, set(_content(claim)))
+    keep = sorted(i for i, _ in ranked[:sentences])
+    return "\n".join(parts[i] for i in keep)
+
+
+def lexical_signals(context: str, claim: str) -> dict[str, float]:
+    """The lexical signals named in `LEXICAL_SIGNALS` for one (context, claim) pair."""
+    words = set(_content(claim))
+    found = set(_tokens(context))
+    total = math.fsum(rarity(w) for w in words) or 1.0
+    missing = [w for w in words if w not in found]
+    ranked = _ranked_sentences(context, words)
+    signals = {
+        "overlap": (len(words) - len(missing)) / len(words) if words else 0.0,
+        "weighted_overlap": math.fsum(rarity(w) for w in words if w in found) / total,
+        "rarest_missing": max((rarity(w) for w in missing), default=0.0),
+        "missing": float(len(missing)),
+        "length": math.log(max(1, len(words))),
+    }
+    for k in (1, 2, 3):
+        near: set[str] = set().union(*(s for _, s in ranked[:k]))
+        signals[f"evidence_overlap_{k}"] = math.fsum(rarity(w) for w in words & near) / total
+    numbers = [w for w in words if w.isdigit()]
+    signals["numbers"] = sum(w in found for w in numbers) / len(numbers) if numbers else 1.0
+    claim_words = _content(claim)
+    context_words = _content(context)
+    bigrams = set(pairwise(claim_words))
+    context_bigrams = set(pairwise(context_words))
+    signals["bigrams"] = len(bigrams & context_bigrams) / len(bigrams) if bigrams else 1.0
+    return signals

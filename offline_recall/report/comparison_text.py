@@ -1,0 +1,85 @@
+"""A comparison of two runs as plain text for the terminal."""
+
+from __future__ import annotations
+
+from ..scorers import SCORERS
+from .comparison import Comparison, Pair
+
+
+def signed(value: float) -> str:
+    return f"{value:+.4f}"
+
+
+def item_label(pair: Pair) -> str:
+    label = f"line {pair.line_a}" if pair.line_a == pair.line_b else pair.key
+    return f"{label} ({pair.id})" if pair.id is not None else label
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def _measure(c: Comparison) -> str:
+    kind = SCORERS.get(c.scorer)
+    return kind.measure if kind is not None else "score"
+
+
+def summary_lines(c: Comparison) -> list[str]:
+    """The runs, how they were paired, the means, the difference and its uncertainty."""
+    lines: list[str] = []
+    if c.mismatch:
+        lines.append(
+            f"WARNING: the runs differ ({'; '.join(c.mismatch)}); "
+            "compared anyway (--allow-mismatch)"
+        )
+    for label, side in (("A", c.a), ("B", c.b)):
+        lines.append(
+            f"{label}  {side.name}: {side.items} items, model {', '.join(side.models) or '-'}, "
+            f"prompt {', '.join(side.prompts) or '-'}"
+        )
+    unpaired = f", {c.only_a} only in A, {c.only_b} only in B" if c.only_a or c.only_b else ""
+    not_scored = f", {c.not_scored} not scored in one run" if c.not_scored else ""
+    lines += [
+        f"paired by {c.paired_by}: {c.paired} pairs{unpaired}{not_scored}; {c.compared} compared",
+        "",
+        f"mean {_measure(c):<9}A {_number(c.mean_a)}   B {_number(c.mean_b)}",
+    ]
+    if c.diff is not None:
+        ci = (
+            f", {c.interval.level:.0%} CI [{signed(c.interval.low)}, {signed(c.interval.high)}]"
+            f" ({c.interval.method})"
+            if c.interval is not None
+            else ""
+        )
+        lines += [
+            f"difference    B - A {signed(c.diff)}{ci}",
+            f"sign test     p = {c.p_value:.4g} (two-sided, ties left out)",
+            f"B vs A        {c.wins} better, {c.ties} tied, {c.losses} worse",
+        ]
+    return lines
+
+
+def flip_lines(c: Comparison, show: int) -> list[str]:
+    """The flipped claims of the first `show` items that have any, worst items first."""
+    flipped = [p for p in c.pairs if p.flips]
+    total = sum(len(p.flips) for p in flipped)
+    if not flipped:
+        return ["no verdict flipped between the runs"]
+    lines = [f"verdict flips: {total} claims in {len(flipped)} items, worst items first"]
+    for pair in flipped[:show]:
+        lines.append(
+            f"  {item_label(pair)}  {pair.score_a:.2f} -> {pair.score_b:.2f} ({signed(pair.diff)})"
+        )
+        for flip in pair.flips:
+            lines.append(
+                f"    {'lost  ' if flip.lost else 'gained'}  {flip.claim!r}  "
+                f"P {flip.a.probability:.2f} -> {flip.b.probability:.2f}"
+            )
+    if len(flipped) > show:
+        lines.append(f"  ... and {len(flipped) - show} more items (all of them with --html FILE)")
+    return lines
+
+
+def comparison_text(c: Comparison, show: int = 10) -> str:
+    """The whole comparison as the `compare` command prints it."""
+    return "\n".join([*summary_lines(c), "", *flip_lines(c, show)])

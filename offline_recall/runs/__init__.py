@@ -1,0 +1,1 @@
+"""Runs: the run spec, the local runner, the run store, its manifest, and verify."""

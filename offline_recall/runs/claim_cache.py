@@ -1,0 +1,90 @@
+"""Claims extracted in earlier runs, kept in SQLite under the cache folder.
+
+Entries are keyed by the sha256 of (model fingerprint, prompt version, ground-truth text), so
+scoring the same labelled set against another retriever extracts no claims again, and a changed
+model or prompt never reuses another's claims. Only successful extractions are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from ..paths import cache_root
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS claims (key BLOB PRIMARY KEY, claims TEXT NOT NULL)"
+
+
+def default_cache_path() -> Path:
+    """`claims.sqlite` under the cache folder ($OFFLINE_RECALL_CACHE or the user's cache)."""
+    return cache_root() / "claims.sqlite"
+
+
+class CacheInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Path
+    entries: int
+    bytes: int
+
+
+def _key(fingerprint: str, prompt_version: str, text: str) -> bytes:
+    return hashlib.sha256("\0".join((fingerprint, prompt_version, text)).encode()).digest()
+
+
+class ClaimCache:
+    """A persistent map from (fingerprint, prompt version, text) to that text's claims."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_cache_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def get(
+        self, fingerprint: str, prompt_version: str, texts: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """The cached claims of those `texts` that have an entry."""
+        found: dict[str, list[str]] = {}
+        for text in texts:
+            row = self._db.execute(
+                "SELECT claims FROM claims WHERE key = ?",
+                (_key(fingerprint, prompt_version, text),),
+            ).fetchone()
+            if row is not None:
+                found[text] = list(json.loads(row[0]))
+        return found
+
+    def put(self, fingerprint: str, prompt_version: str, claims: dict[str, list[str]]) -> None:
+        """Remember each text's claims, in one transaction."""
+        rows = [
+            (_key(fingerprint, prompt_version, t), json.dumps(c, ensure_ascii=False))
+            for t, c in claims.items()
+        ]
+        self._db.execute("BEGIN IMMEDIATE")
+        self._db.executemany("INSERT OR REPLACE INTO claims (key, claims) VALUES (?, ?)", rows)
+        self._db.execute("COMMIT")
+
+    def info(self) -> CacheInfo:
+        (entries,) = self._db.execute("SELECT count(*) FROM claims").fetchone()
+        size = sum(
+            p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file()
+        )
+        return CacheInfo(path=self.path, entries=int(entries), bytes=size)
+
+    def clear(self) -> int:
+        """Remove every entry; the number removed."""
+        (entries,) = self._db.execute("SELECT count(*) FROM claims").fetchone()
+        self._db.execute("DELETE FROM claims")
+        self._db.execute("VACUUM")
+        return int(entries)

@@ -1,0 +1,105 @@
+"""run_evals: run a target on each item, score it with every scorer, and summarise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..scorers.base import Scorer, ScoreResult, ScorerRun
+from .summary import Summary, Tally, windows
+
+WINDOW = 16
+"""Items scored together: their prompts go to the engine as one batch."""
+
+
+class ItemResult(BaseModel):
+    """One item after its target ran and every scorer scored it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    index: int
+    input: Any
+    output: Any = None
+    ground_truth: Any = None
+    target_error: str | None = None
+    results: dict[str, ScoreResult]
+
+
+class EvalResult(BaseModel):
+    """Mean score per scorer id, with each scorer's counts of scored and failed items."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scores: dict[str, float | None]
+    summaries: dict[str, Summary]
+    total_items: int
+
+
+def _ground_truth(item: Mapping[str, Any]) -> Any:
+    return item.get("groundTruth", item.get("ground_truth"))
+
+
+def run_evals(
+    data: Sequence[Mapping[str, Any]],
+    scorers: Sequence[Scorer],
+    target: Callable[[Any], Any],
+    on_item_complete: Callable[[ItemResult], None] | None = None,
+    concurrency: int = 1,
+) -> EvalResult:
+    """Run `target` on each item's `input`, score the output with every scorer, summarise.
+
+    Items are `{"input": ..., "groundTruth" or "ground_truth": ...}`. `concurrency` bounds
+    how many target calls run at once; scoring goes to the model in batches. A target that
+    raises, or a run a scorer cannot score, is recorded as that item's error and counted.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    tallies = {s.id: Tally() for s in scorers}
+
+    def call(item: Mapping[str, Any]) -> tuple[Any, str | None]:
+        try:
+            return target(item.get("input")), None
+        except Exception as e:
+            return None, f"target failed: {type(e).__name__}: {e}"
+
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        offset = 0
+        for window in windows(data, WINDOW):
+            outputs = list(pool.map(call, window))
+            runs = [
+                ScorerRun(input=item.get("input"), output=out, ground_truth=_ground_truth(item))
+                for item, (out, _) in zip(window, outputs, strict=True)
+            ]
+            per_scorer = {s.id: _score(s, runs, [err for _, err in outputs]) for s in scorers}
+            for k, (item, (out, err)) in enumerate(zip(window, outputs, strict=True)):
+                results = {sid: rs[k] for sid, rs in per_scorer.items()}
+                for sid, r in results.items():
+                    tallies[sid].add(r)
+                if on_item_complete is not None:
+                    on_item_complete(
+                        ItemResult(
+                            index=offset + k,
+                            input=item.get("input"),
+                            output=out,
+                            ground_truth=_ground_truth(item),
+                            target_error=err,
+                            results=results,
+                        )
+                    )
+            offset += len(window)
+    summaries = {sid: t.summary() for sid, t in tallies.items()}
+    return EvalResult(
+        scores={sid: s.mean for sid, s in summaries.items()},
+        summaries=summaries,
+        total_items=len(data),
+    )
+
+
+def _score(scorer: Scorer, runs: list[ScorerRun], errors: list[str | None]) -> list[ScoreResult]:
+    """Score the runs whose target succeeded; the others become error results."""
+    ok = [r for r, e in zip(runs, errors, strict=True) if e is None]
+    scored = iter(scorer.run_many(ok))
+    return [scorer.error_result(e) if e is not None else next(scored) for e in errors]

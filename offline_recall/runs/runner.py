@@ -1,0 +1,61 @@
+"""The local bulk run behind `offline-recall score`: rows in windows, each window committed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from ..data.dataset import Dataset, Row, RowError
+from ..data.results import ItemRecord
+from ..scorers.base import ScoreResult, ScorerRun
+from .spec import Scoring
+from .store import RunStore
+from .summary import windows
+
+
+def score_rows(
+    scoring: Scoring, rows: Sequence[Row | RowError], spec_digest: str | None
+) -> Iterator[ItemRecord]:
+    """Each row's record with every scorer's result; a row error is each scorer's error result,
+    without a model call. Every scorer scores the window in one pass."""
+    runs = [
+        ScorerRun(input=r.input, ground_truth=r.ground_truth, context=r.context)
+        for r in rows
+        if isinstance(r, Row)
+    ]
+    scored: dict[str, Iterator[ScoreResult]] = {
+        sid: iter(scorer.run_many(runs)) for sid, scorer in scoring.scorers.items()
+    }
+    for r in rows:
+        results = {
+            sid: scoring.scorers[sid].error_result(r.message)
+            if isinstance(r, RowError)
+            else next(found)
+            for sid, found in scored.items()
+        }
+        yield ItemRecord.of(r, results, spec_digest)
+
+
+def score_into(
+    scoring: Scoring,
+    dataset: Dataset,
+    store: RunStore,
+    spec_digest: str | None,
+    on_window: Callable[[int], None] | None = None,
+) -> int:
+    """Score the rows `store` does not hold yet, committing one window at a time.
+
+    `on_window` is called with the number of rows done so far (stored earlier ones included).
+    Returns the number of rows scored now.
+    """
+    done = store.done()
+    pending = (r for r in dataset.rows() if r.line not in done)
+    count = len(done)
+    if on_window is not None:
+        on_window(count)
+    scored = 0
+    for window in windows(pending, scoring.window):
+        store.add(score_rows(scoring, window, spec_digest))
+        scored += len(window)
+        if on_window is not None:
+            on_window(count + scored)
+    return scored

@@ -1,0 +1,228 @@
+"""A run spec: everything that decides a run's results, in one value that serialises.
+
+The model (and its fingerprint), the engine and its options, each scorer with its scale,
+prompt version and judge profile, decoding bounds, and the library and engine versions. The
+spec builds the engine and the scorers in one place (for the command line, `verify`,
+`calibrate`, the benchmarks and remote workers), identifies a run store, and heads the run's
+manifest. Two runs with equal identities score the same rows the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from pydantic import Field
+
+from .._version import __version__
+from ..engines import Engine, engine_kind
+from ..engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
+from ..errors import ConfigurationError
+from ..judging.profile import JudgeProfile, ProfileOrigin
+from ..scorers import scorer_kind
+from ..scorers.base import Frozen, Scorer, ScorerSetup
+from ..scorers.recall import ID as RECALL
+from ..scorers.setup import resolve_setup
+
+
+class EngineSpec(Frozen):
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict, description="The engine's options")
+
+
+class ScorerSpec(Frozen):
+    id: str
+    setup: ScorerSetup
+    profile_origin: ProfileOrigin = Field(description="Where the judge profile came from")
+    profile_path: str | None = Field(default=None, description="The profile's file, if any")
+
+
+class RunSpec(Frozen):
+    """What decides a run's results. `identity()` is what two runs must share to be one run."""
+
+    model: str = Field(description="The model as given: a bundled model's name or a manifest path")
+    model_fingerprint: str
+    engine: EngineSpec
+    scorers: tuple[ScorerSpec, ...] = Field(min_length=1)
+    library_version: str
+    engine_versions: dict[str, str] = Field(
+        description="Installed versions of the packages the engine computes with"
+    )
+
+    @property
+    def scorer_ids(self) -> list[str]:
+        return [s.id for s in self.scorers]
+
+    def scorer(self, scorer_id: str) -> ScorerSpec:
+        for s in self.scorers:
+            if s.id == scorer_id:
+                return s
+        raise ConfigurationError(f"the run has no scorer {scorer_id!r}")
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that can change a result, as JSON data; where a profile came from and
+        how the model was named do not."""
+        kind = engine_kind(self.engine.name)
+        return {
+            "model_fingerprint": self.model_fingerprint,
+            "engine": {
+                "name": self.engine.name,
+                "options": kind.identity_options(kind.parse_options(self.engine.options)),
+            },
+            "scorers": {s.id: s.setup.model_dump(mode="json") for s in self.scorers},
+            "library_version": self.library_version,
+            "engine_versions": self.engine_versions,
+        }
+
+    @property
+    def digest(self) -> str:
+        """A short hash of the identity: results carry it, so runs can be told apart."""
+        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def differences(self, other: RunSpec) -> list[str]:
+        """How `other` differs from this spec: each differing field, with both values when
+        they are short."""
+        return describe_differences(self.identity(), other.identity())
+
+    def load_manifest(self) -> ModelManifest:
+        manifest = load_manifest(self.model)
+        fingerprint = engine_kind(self.engine.name).fingerprint(manifest)
+        if fingerprint != self.model_fingerprint:
+            raise ConfigurationError(
+                f"the model {self.model} is now {fingerprint}; the run used "
+                f"{self.model_fingerprint}: install the run's model"
+            )
+        return manifest
+
+    def build(self, *, claim_cache: Any = None) -> Scoring:
+        """The engine and the scorers this spec describes, every scorer on the one engine."""
+        engine = engine_kind(self.engine.name).factory(
+            self.load_manifest(), engine_kind(self.engine.name).parse_options(self.engine.options)
+        )
+        return self.build_on(engine, claim_cache=claim_cache)
+
+    def build_on(self, engine: Engine, *, claim_cache: Any = None) -> Scoring:
+        """The scorers on an engine already running (it must report the spec's fingerprint)."""
+        if engine.identity.fingerprint != self.model_fingerprint:
+            raise ConfigurationError(
+                f"the engine runs {engine.identity.fingerprint}, the spec names "
+                f"{self.model_fingerprint}"
+            )
+        scorers = {
+            s.id: scorer_kind(s.id).build(engine, None, s.setup, claim_cache) for s in self.scorers
+        }
+        return Scoring(engine=engine, scorers=scorers, window=engine_kind(self.engine.name).window)
+
+
+@dataclass
+class Scoring:
+    """A spec built: one engine and its scorers, by id, and the batch size for bulk runs."""
+
+    engine: Engine
+    scorers: dict[str, Scorer]
+    window: int
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+DEPTH = 3
+"""Differences are named down to this many dotted parts (a judge profile is one field)."""
+
+
+def dotted_differences(a: Any, b: Any, path: str = "", depth: int = DEPTH) -> list[str]:
+    """The dotted paths at which two JSON values differ, at most `depth` parts deep."""
+    if isinstance(a, dict) and isinstance(b, dict) and depth > 0:
+        out: list[str] = []
+        for key in dict.fromkeys([*a, *b]):
+            where = f"{path}.{key}" if path else str(key)
+            out += dotted_differences(a.get(key), b.get(key), where, depth - 1)
+        return out
+    return [] if a == b else [path]
+
+
+def _at(value: Any, path: str) -> Any:
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def describe_differences(a: dict[str, Any], b: dict[str, Any], limit: int = 6) -> list[str]:
+    """Each difference of two identities as `path` (with both values when they are short),
+    the first `limit` of them, then how many more."""
+    paths = dotted_differences(a, b)
+    out = []
+    for path in paths[:limit]:
+        va, vb = _at(a, path), _at(b, path)
+        short = all(isinstance(v, str | int | float | bool) or v is None for v in (va, vb))
+        out.append(f"{path} {va} vs {vb}" if short and len(f"{va}{vb}") < 80 else path)
+    if len(paths) > limit:
+        out.append(f"and {len(paths) - limit} more")
+    return out
+
+
+def installed_versions(names: Sequence[str]) -> dict[str, str]:
+    """The installed version of each named distribution that is present."""
+    found: dict[str, str] = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def resolve_spec(
+    model: str = DEFAULT_MODEL,
+    *,
+    engine: str = "transformers",
+    engine_options: Mapping[str, Any] | None = None,
+    scorers: Sequence[str] = (RECALL,),
+    scale: float | None = 1.0,
+    prompt_versions: Mapping[str, str] | None = None,
+    profiles: Mapping[str, JudgeProfile] | None = None,
+) -> RunSpec:
+    """The spec of a run: the model's manifest read, each scorer's prompt version and judge
+    profile chosen as a scorer built for that model would choose them. Nothing is loaded."""
+    if not scorers:
+        raise ConfigurationError("a run needs at least one scorer")
+    if len(set(scorers)) != len(scorers):
+        raise ConfigurationError(f"a scorer is named twice: {', '.join(scorers)}")
+    kind = engine_kind(engine)
+    options = kind.parse_options(engine_options)
+    manifest = load_manifest(model)
+    fingerprint = kind.fingerprint(manifest)
+    specs = []
+    for scorer_id in scorers:
+        resolved = resolve_setup(
+            scorer_kind(scorer_id),
+            fingerprint=fingerprint,
+            manifest_prompt_version=manifest.prompt_version,
+            threshold=manifest.threshold,
+            decoding=manifest.decoding,
+            scale=scale,
+            prompt_version=(prompt_versions or {}).get(scorer_id),
+            profile=(profiles or {}).get(scorer_id),
+        )
+        path = resolved.found.path
+        specs.append(
+            ScorerSpec(
+                id=scorer_id,
+                setup=resolved.setup,
+                profile_origin=resolved.found.origin,
+                profile_path=None if path is None else str(path),
+            )
+        )
+    return RunSpec(
+        model=str(model),
+        model_fingerprint=fingerprint,
+        engine=EngineSpec(name=engine, options=options.model_dump(mode="json")),
+        scorers=tuple(specs),
+        library_version=__version__,
+        engine_versions=installed_versions(kind.distributions),
+    )

@@ -1,0 +1,169 @@
+"""The run store: each row's result, committed to SQLite as soon as its window is scored.
+
+A run is identified by its spec (everything that decides a result: model, engine and its
+options, scorers with their scale, prompts and judge profiles, library and engine versions), its
+input file's hash and how its fields are read. Running the same command again reopens the
+store and scores only the rows it does not hold yet, so a run killed at any moment loses at
+most the window in flight, and no row is scored twice or written twice.
+
+The store uses write-ahead logging with `synchronous=FULL`: every committed window is on disk
+before the next one starts, so even a power loss (not only a killed process) keeps what was
+committed. One fsync per window costs little next to the model's work on the window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ..data.results import ItemRecord, OutputFormat, open_writer
+from ..errors import ConfigurationError
+from .manifest import RunIdentity, RunManifest
+from .summary import Summary, Tally
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (line INTEGER PRIMARY KEY, record TEXT NOT NULL);
+"""
+SCHEMA_VERSION = "2"
+"""Bumped when what the store holds changes shape; a store of another version is refused."""
+
+
+def default_store_path(out: Path) -> Path:
+    """Where a run writing `out` keeps its store: `<out>.run.sqlite`."""
+    return out.with_name(out.name + ".run.sqlite")
+
+
+def manifest_path(out: Path) -> Path:
+    """Where a run writing `out` writes its manifest: `<out>.manifest.json`."""
+    return out.with_name(out.name + ".manifest.json")
+
+
+class RunStore:
+    """One run's results in SQLite, keyed by dataset line; `:memory:` keeps nothing."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._db = sqlite3.connect(":memory:" if path is None else str(path), isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the database; closing twice is harmless."""
+        self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def claim(self, identity: RunIdentity) -> None:
+        """Bind the store to `identity`; a store holding another run is refused, naming the
+        fields that differ."""
+        where = "" if self.path is None else f"{self.path} "
+        version = self._meta("schema")
+        stored = self._meta("identity")
+        if stored is not None and version != SCHEMA_VERSION:
+            raise ConfigurationError(
+                f"the run store {where}was written by another version of offline-recall; "
+                "give another --out, or --restart to discard it"
+            )
+        if stored is None:
+            self._set_meta("schema", SCHEMA_VERSION)
+            self._set_meta("identity", identity.model_dump_json())
+            return
+        previous = RunIdentity.model_validate_json(stored)
+        if previous != identity:
+            shown = "; ".join(previous.differences(identity))
+            raise ConfigurationError(
+                f"the run store {where}holds another run (different {shown}); give another "
+                "--out, or --restart to discard it"
+            )
+
+    def identity(self) -> RunIdentity | None:
+        stored = self._meta("identity")
+        return None if stored is None else RunIdentity.model_validate_json(stored)
+
+    def set_manifest(self, manifest: RunManifest) -> None:
+        self._set_meta("manifest", manifest.model_dump_json())
+
+    def manifest(self) -> RunManifest | None:
+        stored = self._meta("manifest")
+        return None if stored is None else RunManifest.model_validate_json(stored)
+
+    def done(self) -> set[int]:
+        """The lines whose results are stored."""
+        return {int(line) for (line,) in self._db.execute("SELECT line FROM results")}
+
+    def add(self, records: Iterable[ItemRecord]) -> None:
+        """Commit `records` in one transaction: all of them are stored, or none."""
+        rows = [(r.line, r.model_dump_json()) for r in records]
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany("INSERT INTO results (line, record) VALUES (?, ?)", rows)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def replace(self, record: ItemRecord) -> None:
+        """Overwrite one stored record."""
+        self._db.execute(
+            "UPDATE results SET record = ? WHERE line = ?", (record.model_dump_json(), record.line)
+        )
+
+    def records(self) -> Iterator[ItemRecord]:
+        """Every stored record in line order."""
+        for (text,) in self._db.execute("SELECT record FROM results ORDER BY line"):
+            yield ItemRecord.model_validate_json(text)
+
+    def summaries(self) -> dict[str, Summary]:
+        """Each scorer's summary over every stored record."""
+        tallies: dict[str, Tally] = {}
+        for record in self.records():
+            for sid, result in record.results.items():
+                tallies.setdefault(sid, Tally()).add(result)
+        return {sid: t.summary() for sid, t in tallies.items()}
+
+    def export(self, out: Path, fmt: OutputFormat, scorer_ids: list[str]) -> None:
+        """Write every record to `out` in line order, atomically: a temp file renamed in place."""
+        out.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        os.close(handle)
+        temp = Path(name)
+        try:
+            writer = open_writer(temp, fmt, scorer_ids)
+            try:
+                for record in self.records():
+                    writer.write(record)
+            finally:
+                writer.close()
+            with temp.open("rb") as f:
+                os.fsync(f.fileno())
+            temp.replace(out)
+        finally:
+            temp.unlink(missing_ok=True)
+
+
+def write_manifest(path: Path, manifest: RunManifest) -> None:
+    """The manifest as indented JSON, written atomically."""
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps(manifest.model_dump(mode="json"), indent=2) + "\n", "utf-8")
+    temp.replace(path)

@@ -1,0 +1,135 @@
+"""Re-score a recorded run from its spec and compare each row's record with the one recorded."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from .._version import __version__
+from ..data.dataset import open_dataset
+from ..data.results import ItemRecord, as_json_line, read_results
+from ..engines import engine_kind
+from ..engines.manifests import sha256_file
+from ..errors import ConfigurationError, DatasetError
+from .manifest import RunManifest
+from .runner import score_rows
+from .spec import installed_versions
+from .store import RunStore, default_store_path, manifest_path
+from .summary import windows
+
+
+class Difference(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    line: int
+    fields: tuple[str, ...]
+    recorded: str
+    now: str
+
+
+class VerifyReport(BaseModel):
+    """How many re-scored rows came out byte-identical, and the ones that did not."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    checked: int
+    identical: int
+    differences: tuple[Difference, ...]
+    environment: tuple[str, ...] = ()
+    """Engine packages whose installed versions differ from the run's."""
+
+
+def recorded_run(run: Path) -> tuple[RunManifest, list[ItemRecord]]:
+    """The manifest and records of RUN: a result file (with its manifest) or a run store."""
+    if run.name.endswith(".run.sqlite"):
+        with RunStore(run) as store:
+            manifest = store.manifest()
+            records = list(store.records())
+    else:
+        records = read_results(run)
+        beside = manifest_path(run)
+        manifest = None
+        if beside.is_file():
+            manifest = RunManifest.model_validate_json(beside.read_text(encoding="utf-8"))
+        elif default_store_path(run).is_file():
+            with RunStore(default_store_path(run)) as store:
+                manifest = store.manifest()
+    if manifest is None:
+        raise DatasetError(f"{run.name} has no run manifest; verify a run written by `score`")
+    return manifest, records
+
+
+def _fields(a: ItemRecord, b: ItemRecord) -> tuple[str, ...]:
+    mine, theirs = a.model_dump(mode="json"), b.model_dump(mode="json")
+    out: list[str] = []
+    for key in mine:
+        if key == "results":
+            for sid in dict.fromkeys([*mine[key], *theirs[key]]):
+                ra, rb = mine[key].get(sid, {}), theirs[key].get(sid, {})
+                out += [f"{sid}.{k}" for k in dict.fromkeys([*ra, *rb]) if ra.get(k) != rb.get(k)]
+        elif mine[key] != theirs[key]:
+            out.append(key)
+    return tuple(out)
+
+
+def verify_run(run: Path, sample: int | None = None, seed: int = 0) -> VerifyReport:
+    """Re-score RUN's rows (all, or `sample` of them chosen with `seed`) with the spec its
+    manifest recorded (the same model, engine options, prompts and judge profiles) and compare.
+
+    Refused when the library version, the model or the input file differ from the run's: the
+    comparison would say nothing about repeatability.
+    """
+    manifest, records = recorded_run(run)
+    spec = manifest.spec
+    if spec.library_version != __version__:
+        raise ConfigurationError(
+            f"{run.name} was scored by offline-recall {spec.library_version}, this is "
+            f"{__version__}; verify with the version that scored it"
+        )
+    source = Path(manifest.input.path)
+    if not source.is_file() or sha256_file(source) != manifest.input.sha256:
+        raise ConfigurationError(
+            f"the input {source} is missing or changed since the run (sha256 differs); "
+            "verify against the original input"
+        )
+    installed = installed_versions(engine_kind(spec.engine.name).distributions)
+    environment = tuple(
+        f"{name} {spec.engine_versions.get(name, 'absent')} -> {installed.get(name, 'absent')}"
+        for name in sorted({*installed, *spec.engine_versions})
+        if installed.get(name) != spec.engine_versions.get(name)
+    )
+    by_line = {r.line: r for r in records}
+    lines = sorted(by_line)
+    if sample is not None and sample < len(lines):
+        lines = sorted(random.Random(seed).sample(lines, sample))
+    chosen = set(lines)
+    dataset = open_dataset(source, manifest.input.mapping, manifest.input.context_separator)
+    rows = (r for r in dataset.rows() if r.line in chosen)
+    scoring = spec.build()
+    identical = 0
+    differences: list[Difference] = []
+    try:
+        for window in windows(rows, scoring.window):
+            for now in score_rows(scoring, window, spec.digest):
+                recorded = by_line[now.line]
+                if as_json_line(now) == as_json_line(recorded):
+                    identical += 1
+                    continue
+                differences.append(
+                    Difference(
+                        line=now.line,
+                        fields=_fields(recorded, now),
+                        recorded=as_json_line(recorded),
+                        now=as_json_line(now),
+                    )
+                )
+    finally:
+        scoring.close()
+    return VerifyReport(
+        checked=identical + len(differences),
+        identical=identical,
+        differences=tuple(differences),
+        environment=environment,
+    )

@@ -1,0 +1,28 @@
+"""Scorers by id: one package each (its prompts, rules and result), one registry line each.
+
+The ids are the reference scorers' (Mastra's), so `result.scores[scorer.id]` reads the same.
+"""
+
+from __future__ import annotations
+
+from ..errors import ConfigurationError
+from . import recall
+from .base import ScoreResult, ScorerKind
+
+SCORERS: dict[str, ScorerKind] = {kind.id: kind for kind in (recall.KIND,)}
+
+
+def scorer_kind(scorer_id: str) -> ScorerKind:
+    """The registered scorer `scorer_id`; an unknown id lists the known ones."""
+    kind = SCORERS.get(scorer_id)
+    if kind is None:
+        raise ConfigurationError(f"unknown scorer {scorer_id!r}; known: {', '.join(SCORERS)}")
+    return kind
+
+
+def result_type(scorer_id: str) -> type[ScoreResult]:
+    """The result type of scorer `scorer_id`, for reading recorded results back."""
+    return scorer_kind(scorer_id).result_type
+
+
+__all__ = ["SCORERS", "ScorerKind", "result_type", "scorer_kind"]

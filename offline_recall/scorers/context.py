@@ -1,0 +1,158 @@
+"""Where a run's context and ground truth come from, under the reference scorers' options."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from ..errors import ConfigurationError
+from .base import ScorerRun
+
+# C0 controls but tab, line feed and carriage return; DEL; and lone UTF-16 surrogates.
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+ContextExtractor = Callable[[Any, Any], Sequence[str]]
+"""Pulls the retrieved context out of a run's (input, output), e.g. tool results of an agent."""
+
+
+class ContextOptions(BaseModel):
+    """Where the context comes from and how the score is scaled (the reference's options).
+
+    Give `context` (the retrieved chunks, the same for every run), `context_extractor`
+    (a function of the run's input and output), or both: the extractor is then used only for
+    agent-shaped runs. `scale` multiplies the score; 0 or None means 1.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    metric: ClassVar[str] = "the scorer"
+
+    context: list[str] | None = None
+    context_extractor: ContextExtractor | None = None
+    scale: float | None = 1
+
+    @model_validator(mode="after")
+    def _needs_a_context_source(self) -> ContextOptions:
+        if self.context is None and self.context_extractor is None:
+            raise ConfigurationError(
+                f"{self.metric} needs `context` (a list of strings) or `context_extractor`"
+            )
+        if self.context is not None and len(self.context) == 0:
+            raise ConfigurationError("`context` is an empty list; give at least one chunk")
+        if self.scale is not None and self.scale < 0:
+            raise ConfigurationError(f"`scale` must be positive, got {self.scale}")
+        return self
+
+    @property
+    def effective_scale(self) -> float:
+        return self.scale or 1.0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A context chunk and its position in the run's context list (blank chunks included)."""
+
+    index: int
+    text: str
+
+
+def clean_text(text: str) -> str:
+    """`text` with NUL bytes and other control characters replaced by a space.
+
+    No engine sees them: tokenizers treat them inconsistently, and lone surrogates cannot be
+    encoded at all. Tabs and line breaks are kept.
+    """
+    return _UNSAFE.sub(" ", text)
+
+
+def _key(value: Mapping[str, Any], camel: str, snake: str) -> Any:
+    return value.get(camel, value.get(snake))
+
+
+def is_agent_input(value: Any) -> bool:
+    """The reference's agent input: message arrays and an object of tagged system messages."""
+    if not isinstance(value, Mapping):
+        return False
+    arrays = (
+        ("inputMessages", "input_messages"),
+        ("rememberedMessages", "remembered_messages"),
+        ("systemMessages", "system_messages"),
+    )
+    tagged = _key(value, "taggedSystemMessages", "tagged_system_messages")
+    return all(isinstance(_key(value, *a), list) for a in arrays) and isinstance(tagged, Mapping)
+
+
+def _is_message(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("role"), str)
+        and "content" in value
+        and ("createdAt" in value or "created_at" in value)
+    )
+
+
+def is_agent_output(value: Any) -> bool:
+    """The reference's agent output: a list of messages, each with id, role, content and
+    createdAt (an empty list counts, as `Array.every` says)."""
+    return isinstance(value, list) and all(_is_message(m) for m in value)
+
+
+def is_agent_shaped(run: ScorerRun) -> bool:
+    return is_agent_input(run.input) and is_agent_output(run.output)
+
+
+def resolve_context(options: ContextOptions | None, run: ScorerRun) -> list[Chunk]:
+    """The run's context chunks, each with its position in the list it came from.
+
+    A run that carries its own context uses it. Otherwise the extractor wins when it is the
+    only source, or when both are given and the run is agent-shaped; else the static context.
+    Blank chunks are left out; the others keep their positions.
+    """
+    chunks: Sequence[Any]
+    if run.context is not None:
+        chunks = run.context
+    elif options is None:
+        raise ConfigurationError("the run carries no context and the scorer has no source")
+    elif options.context_extractor is not None and (
+        options.context is None or is_agent_shaped(run)
+    ):
+        chunks = options.context_extractor(run.input, run.output)
+        if isinstance(chunks, str) or not isinstance(chunks, Sequence):
+            raise ConfigurationError(
+                f"context_extractor must return a list of strings, got {type(chunks).__name__}"
+            )
+    else:
+        chunks = options.context or []
+    bad = [type(c).__name__ for c in chunks if not isinstance(c, str)]
+    if bad:
+        raise ConfigurationError(
+            f"context chunks must be strings, got {', '.join(sorted(set(bad)))}"
+        )
+    cleaned = (Chunk(i, clean_text(c)) for i, c in enumerate(chunks))
+    return [c for c in cleaned if c.text.strip()]
+
+
+def ground_truth_text(value: Any) -> str | None:
+    """The ground truth as text, or None when there is none.
+
+    None, blank text and an empty list or object are missing; so are `0`, `false` and NaN,
+    which the reference treats as missing (JavaScript's falsy values). Other non-string
+    ground truths (numbers, lists, objects) are judged as their JSON text. Control characters
+    are replaced by spaces (see `clean_text`).
+    """
+    if value is None or value is False:
+        return None
+    if isinstance(value, int | float) and (value == 0 or math.isnan(value)):
+        return None
+    if isinstance(value, str):
+        text = clean_text(value)
+        return text if text.strip() else None
+    if isinstance(value, list | dict | tuple) and len(value) == 0:
+        return None
+    return clean_text(json.dumps(value, ensure_ascii=False, default=str))

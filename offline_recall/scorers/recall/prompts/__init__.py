@@ -1,0 +1,135 @@
+"""Context recall's versioned prompt sets, stored as data files beside this module."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from functools import cache
+from importlib import resources
+from string import Template
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ....engines import Message, Prompt
+from ....errors import ConfigurationError
+
+_DELIMITER = re.compile(r"<(\s*/?\s*)(context|claim)(\s*)>", re.IGNORECASE)
+
+
+def _fenced(text: str) -> str:
+    """`text` with the prompt's own delimiter tags defused, so it cannot close its block.
+
+    `</context>` inside a context becomes `\u2039/context\u203a` (single angle quotes):
+    readable, but not the delimiter.
+    """
+    return _DELIMITER.sub(lambda m: f"\u2039{m.group(1)}{m.group(2)}{m.group(3)}\u203a", text)
+
+
+class ExtractPrompt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    user: str
+    example_text: str
+    example_claims: tuple[str, ...]
+    min_grounding: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Drop a claim unless this share of its content words is in the text",
+    )
+    fallback_to_sentences: bool = Field(
+        default=False,
+        description="When no claim survives (or none was finished), use the text's sentences",
+    )
+    min_sentence_coverage: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Add a sentence of the text as a claim when less than this share of its "
+        "content words appear in the extracted claims",
+    )
+
+
+class JudgePrompt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    user: str
+    yes: str
+    no: str
+
+
+class PromptSet(BaseModel):
+    """The prompts a model is driven with; `version` travels with every result."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    extract: ExtractPrompt
+    judge: JudgePrompt
+
+    def extract_messages(self, text: str) -> list[Message]:
+        """Chat messages asking for the claims of `text`, with one worked example."""
+        p = self.extract
+        example_answer = json.dumps({"claims": list(p.example_claims)}, ensure_ascii=False)
+        return [
+            {"role": "system", "content": p.system},
+            {"role": "user", "content": Template(p.user).substitute(text=p.example_text)},
+            {"role": "assistant", "content": example_answer},
+            {"role": "user", "content": Template(p.user).substitute(text=text)},
+        ]
+
+    def extract_prompt(self, text: str) -> Prompt:
+        """The prompt asking for the claims of `text`."""
+        return Prompt(messages=tuple(self.extract_messages(text)), fields=(text,))
+
+    def judge_messages(self, context: str, claim: str) -> list[Message]:
+        """Chat messages asking whether `context` supports `claim`, context first.
+
+        Delimiter tags inside either text are defused: the context stays data in its block.
+        """
+        user = Template(self.judge.user).substitute(context=_fenced(context), claim=_fenced(claim))
+        return [
+            {"role": "system", "content": self.judge.system},
+            {"role": "user", "content": user},
+        ]
+
+    def judge_prompt(self, context: str, claim: str) -> Prompt:
+        """The yes/no prompt for one pair; its context part is shared by the context's claims."""
+        head = Template(self.judge.user.split("$claim")[0]).safe_substitute(
+            context=_fenced(context)
+        )
+        return Prompt(
+            messages=tuple(self.judge_messages(context, claim)),
+            shared=head,
+            fields=(context, claim),
+        )
+
+
+def available_versions() -> list[str]:
+    return sorted(
+        f.name.removesuffix(".toml")
+        for f in resources.files(__name__).iterdir()
+        if f.name.endswith(".toml")
+    )
+
+
+def prompt_file(version: str) -> bytes:
+    """The data file of prompt set `version`, as stored."""
+    source = resources.files(__name__).joinpath(f"{version}.toml")
+    if not source.is_file():
+        known = ", ".join(available_versions())
+        raise ConfigurationError(f"unknown prompt version {version!r}; known: {known}")
+    return source.read_bytes()
+
+
+@cache
+def load_prompts(version: str) -> PromptSet:
+    """The prompt set stored as `<version>.toml`; an unknown version lists the known ones."""
+    text = prompt_file(version).decode("utf-8")
+    prompts = PromptSet.model_validate(tomllib.loads(text))
+    if prompts.version != version:
+        raise ConfigurationError(f"{version}.toml declares version {prompts.version!r}")
+    return prompts

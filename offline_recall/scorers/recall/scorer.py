@@ -1,0 +1,289 @@
+"""The context recall pipeline: extract claims -> judge each against the context -> score."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Protocol
+
+from ..._version import __version__
+from ...engines import Engine, Failed
+from ...errors import OfflineRecallError
+from ...judging.judge import Assessment, Judge, Pair, Question
+from ...text import pack
+from ..base import ScorerRun, ScorerSetup, Status
+from ..context import Chunk, ContextOptions, ground_truth_text, resolve_context
+from ..memo import Memo
+from .claims import claim_list_type, dedupe_claims, parse_claims, settle_claims
+from .prompts import PromptSet, load_prompts
+from .result import ClaimVerdict, RecallResult
+from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, explain, recall_score
+
+ID = "context-recall-scorer"
+NAME = "Context Recall Scorer"
+DESCRIPTION = (
+    "How much of a ground-truth answer the retrieved context supports: the share of its "
+    "atomic claims a judge finds in the context"
+)
+EXTRACTIONS_REMEMBERED = 1024
+VERDICTS_REMEMBERED = 8192
+
+
+class ClaimStore(Protocol):
+    """Claims kept across runs, keyed by model fingerprint, prompt version and text."""
+
+    def get(
+        self, fingerprint: str, prompt_version: str, texts: Sequence[str]
+    ) -> dict[str, list[str]]: ...
+
+    def put(self, fingerprint: str, prompt_version: str, claims: dict[str, list[str]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A run made ready for the model: its ground-truth pieces and context chunks."""
+
+    pieces: list[str]
+    chunks: list[Chunk]
+
+
+class ContextRecallScorer:
+    """Scores how much of a run's ground truth the retrieved context supports.
+
+    Build it with `create_context_recall_scorer` (or from a run spec). `run` scores one run;
+    `run_many` scores a batch, sending all extractions and then all verdicts to the engine.
+    """
+
+    id = ID
+    name = NAME
+    description = DESCRIPTION
+
+    def __init__(
+        self,
+        engine: Engine,
+        options: ContextOptions | None,
+        setup: ScorerSetup,
+        claim_cache: ClaimStore | None = None,
+    ) -> None:
+        self.engine = engine
+        self.options = options
+        self.setup = setup
+        self.claim_cache = claim_cache
+        self.prompts: PromptSet = load_prompts(setup.prompt_version)
+        question = Question(
+            self.prompts.judge_prompt, self.prompts.judge.yes, self.prompts.judge.no
+        )
+        self.judge = Judge(engine, question, setup.judge_profile)
+        self._claims_type = claim_list_type(setup.max_items)
+        # Identical ground truths and (context, claim) pairs are sent to the model once.
+        self._extractions: Memo[str, list[str] | Failed] = Memo(EXTRACTIONS_REMEMBERED)
+        self._verdicts: Memo[Pair, Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
+
+    @property
+    def threshold(self) -> float:
+        """A claim is supported when its best chunk's probability reaches this."""
+        return self.judge.threshold
+
+    @property
+    def scale(self) -> float:
+        return self.setup.scale or 1.0
+
+    @cached_property
+    def _budgets(self) -> tuple[int, int]:
+        """Tokens a context chunk and a ground-truth piece may take: the window less the
+        prompt around them and room for the answer (a claim is at most one answer long)."""
+        window = self.engine.identity.context_window
+        reserve = self.setup.max_new_tokens
+        judge = self.engine.prompt_tokens(self.prompts.judge_prompt("", ""))
+        extract = self.engine.prompt_tokens(self.prompts.extract_prompt(""))
+        return max(2, window - judge - reserve), max(2, window - extract - reserve)
+
+    @property
+    def context_budget(self) -> int:
+        """Tokens one context chunk may take; a longer context is cut into pieces."""
+        return self._budgets[0]
+
+    def extract(self, texts: Sequence[str]) -> list[list[str] | Failed]:
+        """Each text's claims exactly as the scorer extracts a ground truth that fits the model
+        in one piece (the prompt set's rules applied, duplicates kept)."""
+        found = self._extractions.lookup(list(dict.fromkeys(texts)), self._extract)
+        return [found[t] for t in texts]
+
+    def assess(self, pairs: Sequence[Pair]) -> list[Assessment | Failed]:
+        """Each (context, claim) pair judged exactly as the scorer judges it."""
+        found = self._verdicts.lookup(list(dict.fromkeys(pairs)), self.judge.assess)
+        return [found[pair] for pair in pairs]
+
+    def run(self, run: ScorerRun | Mapping[str, Any]) -> RecallResult:
+        """Score one run: `score` in [0, scale], a `reason`, and a verdict per claim."""
+        return self.run_many([run])[0]
+
+    def run_many(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> list[RecallResult]:
+        """Score many runs in one pass over the engine; one run's failure is its own result.
+
+        If the engine fails on the batch as a whole, the runs are scored one at a time, so
+        that only a run that breaks it alone is recorded as an error.
+        """
+        try:
+            return self._score_batch(runs)
+        except OfflineRecallError:
+            raise
+        except Exception:
+            return [self._score_alone(r) for r in runs]
+
+    def _score_alone(self, run: ScorerRun | Mapping[str, Any]) -> RecallResult:
+        try:
+            return self._score_batch([run])[0]
+        except OfflineRecallError:
+            raise
+        except Exception as e:
+            return self.error_result(f"{type(e).__name__}: {e}")
+
+    def error_result(self, message: str) -> RecallResult:
+        """The result of a run that could not be scored: no score, the reason stated."""
+        return self._result(None, f"Not scored: {message}", Status.ERROR, error=message)
+
+    # The pipeline ---------------------------------------------------------------------
+
+    def _score_batch(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> list[RecallResult]:
+        prepared = [self._prepare(r) for r in runs]
+        items = {i: p for i, p in enumerate(prepared) if isinstance(p, _Item)}
+
+        texts = list(dict.fromkeys(piece for item in items.values() for piece in item.pieces))
+        extracted = self._extractions.lookup(texts, self._extract)
+        claims = {i: self._claims(item, extracted) for i, item in items.items()}
+
+        pairs = list(
+            dict.fromkeys(
+                (chunk.text, claim)
+                for i, item in items.items()
+                if not isinstance(claims[i], Failed)
+                for chunk in item.chunks
+                for claim in claims[i]
+            )
+        )
+        assessed = self._verdicts.lookup(pairs, self.judge.assess)
+        self._verdicts.forget(p for p, a in assessed.items() if isinstance(a, Failed))
+
+        results: list[RecallResult] = []
+        for i, p in enumerate(prepared):
+            if isinstance(p, RecallResult):
+                results.append(p)
+            elif isinstance(found := claims[i], Failed):
+                results.append(self.error_result(found.message))
+            else:
+                results.append(self._finish(found, p.chunks, assessed))
+        return results
+
+    def _extract(self, texts: list[str]) -> list[list[str] | Failed]:
+        """Each text's claims: from the claim cache when it has them, else from the engine."""
+        fingerprint, version = self.engine.identity.fingerprint, self.setup.prompt_version
+        known: dict[str, list[str] | Failed] = {}
+        if self.claim_cache is not None:
+            known.update(self.claim_cache.get(fingerprint, version, texts))
+        missing = [t for t in texts if t not in known]
+        if missing:
+            fresh = dict(zip(missing, self._extract_fresh(missing), strict=True))
+            found = {t: c for t, c in fresh.items() if not isinstance(c, Failed)}
+            if found and self.claim_cache is not None:
+                self.claim_cache.put(fingerprint, version, found)
+            known.update(fresh)
+        return [known[t] for t in texts]
+
+    def _extract_fresh(self, texts: list[str]) -> list[list[str] | Failed]:
+        limit = self.setup.max_new_tokens
+        prompts = [self.prompts.extract_prompt(t) for t in texts]
+        raw = self.engine.generate_json(prompts, self._claims_type, limit)
+        rules = self.prompts.extract
+        return [
+            r
+            if isinstance(r, Failed)
+            else settle_claims(t, parse_claims(r, self._claims_type, limit), rules)
+            for t, r in zip(texts, raw, strict=True)
+        ]
+
+    @staticmethod
+    def _claims(item: _Item, extracted: dict[str, list[str] | Failed]) -> list[str] | Failed:
+        """The item's claims over all its ground-truth pieces, duplicates removed."""
+        found = [extracted[piece] for piece in item.pieces]
+        for f in found:
+            if isinstance(f, Failed):
+                return f
+        return dedupe_claims(claim for f in found for claim in f)
+
+    def _prepare(self, raw: ScorerRun | Mapping[str, Any]) -> _Item | RecallResult:
+        """Context chunks and ground-truth pieces that fit the model, or an early result."""
+        try:
+            run = raw if isinstance(raw, ScorerRun) else ScorerRun.model_validate(raw)
+            ground_truth = ground_truth_text(run.ground_truth)
+            if ground_truth is None:
+                return self._result(0.0, NO_GROUND_TRUTH_REASON, Status.NO_GROUND_TRUTH)
+            context = resolve_context(self.options, run)
+        except Exception as e:  # a bad run, or an extractor that raised: this run only
+            return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
+        context_budget, text_budget = self._budgets
+        count = self.engine.count_tokens
+        return _Item(
+            pieces=pack(ground_truth, text_budget, count),
+            chunks=[
+                Chunk(chunk.index, piece)
+                for chunk in context
+                for piece in pack(chunk.text, context_budget, count)
+            ],
+        )
+
+    def _finish(
+        self, claims: list[str], chunks: list[Chunk], assessed: dict[Pair, Assessment | Failed]
+    ) -> RecallResult:
+        failed = [
+            a for c in claims for k in chunks if isinstance(a := assessed[(k.text, c)], Failed)
+        ]
+        if failed:
+            return self.error_result(failed[0].message)
+        verdicts = [self._verdict(c, chunks, assessed) for c in claims]
+        if not verdicts:
+            return self._result(0.0, NO_CLAIMS_REASON, Status.NO_CLAIMS)
+        score = recall_score(verdicts, self.scale)
+        return self._result(score, explain(verdicts, score), Status.OK, verdicts=tuple(verdicts))
+
+    def _verdict(
+        self, claim: str, chunks: list[Chunk], assessed: dict[Pair, Assessment | Failed]
+    ) -> ClaimVerdict:
+        """The claim's best chunk decides: supported if its probability clears the threshold."""
+        scored = [(chunk, assessed[(chunk.text, claim)]) for chunk in chunks]
+        best = max(scored, key=lambda s: s[1].probability, default=None)  # type: ignore[union-attr]
+        if best is None:
+            return ClaimVerdict(claim=claim, supported=False, probability=0.0)
+        chunk, found = best
+        assert isinstance(found, Assessment)  # failures were turned into an error above
+        supported = found.probability >= self.threshold
+        return ClaimVerdict(
+            claim=claim,
+            supported=supported,
+            probability=min(1.0, max(0.0, found.probability)),
+            model_p_yes=found.model_p_yes,
+            chunk_index=chunk.index if supported else None,
+        )
+
+    def _result(
+        self,
+        score: float | None,
+        reason: str,
+        status: Status,
+        *,
+        error: str | None = None,
+        verdicts: tuple[ClaimVerdict, ...] = (),
+    ) -> RecallResult:
+        return RecallResult(
+            scorer=self.id,
+            score=score,
+            reason=reason,
+            status=status,
+            error=error,
+            verdicts=verdicts,
+            model_fingerprint=self.engine.identity.fingerprint,
+            prompt_version=self.setup.prompt_version,
+            judge_profile=self.setup.judge_profile.digest,
+            library_version=__version__,
+        )
