@@ -56,12 +56,19 @@ from benchmarks.quality_metrics import (
     spearman,
     tune_threshold,
 )
-from benchmarks.quality_variants import Variant, model_variants, overlap_variant
+from benchmarks.quality_variants import (
+    Variant,
+    given_claims_variants,
+    model_variants,
+    overlap_variant,
+    sentence_overlap_variant,
+)
 from offline_recall import (
     ENGINES,
     ContextRecallScorer,
     ProfileOrigin,
     RunSpec,
+    load_profile,
     resolve_spec,
     word_overlap,
 )
@@ -106,6 +113,9 @@ def attribution(title: str, rows: list[data.AttributionRow], variants: list[Vari
     labels = [first[g].label for g in groups]
     raw = [first[g].label_raw for g in groups]
     for v in variants:
+        if v.pairs is None:
+            section.put(v.name, {"AUROC": f"same as {v.same_pairs}"} if v.same_pairs else {})
+            continue
         scores = timed(section, v.name, v.pairs, [(r.context, r.claim) for r in rows])
         by_group: dict[str, list[float | None]] = {}
         for r, s in zip(rows, scores, strict=True):
@@ -132,7 +142,7 @@ def extraction(rows: list[data.DecompositionRow], variants: list[Variant]) -> Se
     section = Section("claim extraction: RoSE atomic facts")
     for v in variants:
         if v.extract is None:
-            section.put(v.name, {"F1": "same as shipped"})
+            section.put(v.name, {"F1": f"same as {v.same_claims}"} if v.same_claims else {})
             continue
         found = timed(section, v.name, v.extract, [r.text for r in rows])
         tally = ExtractionTally()
@@ -263,16 +273,28 @@ def profile_note(spec: RunSpec) -> str:
     return note
 
 
-# --columns names: word overlap, the model's P(yes), one JSON call, the shipped scorer.
-COLUMNS = ("overlap", "p_yes", "one_call", "shipped")
+# --columns names, in the order the table shows them.
+COLUMNS = {
+    "overlap": ("word overlap",),
+    "sentence_overlap": ("sentence overlap",),
+    "p_yes": ("model P(yes)",),
+    "one_call": ("one JSON call",),
+    "given": ("human facts", "sentences,"),
+    "shipped": ("shipped",),
+}
 
 
 def _column(variant: str) -> str:
-    if variant == "word overlap":
-        return "overlap"
-    if variant.startswith("model P(yes)"):
-        return "p_yes"
-    return "one_call" if variant == "one JSON call" else "shipped"
+    """The --columns name of a variant (its name starts with one of the name's prefixes)."""
+    for key, prefixes in COLUMNS.items():
+        if variant.startswith(prefixes):
+            return key
+    raise ValueError(f"no --columns name for {variant!r}")
+
+
+def _facts(d: Path) -> dict[str, list[str]]:
+    """RoSE's human atomic facts by reference text, for the given-claims columns."""
+    return {r["reference"]: list(r["reference_acus"]) for r in data.read_jsonl(d / data.ROSE_E2E)}
 
 
 def main() -> None:
@@ -286,10 +308,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the --limit choice")
     parser.add_argument("--backend", choices=list(ENGINES), default="vllm", help="the engine")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--prompt-version", help="context recall's prompts [default: the model's]")
+    parser.add_argument("--profile", type=Path, help="a judge profile file to decide with")
     parser.add_argument(
         "--columns",
-        default=",".join(COLUMNS),
-        help=f"comma-separated subset of {','.join(COLUMNS)} (the model columns are slow)",
+        default="overlap,sentence_overlap,p_yes,one_call,shipped",
+        help=f"comma-separated subset of {','.join(COLUMNS)} (the model columns are slow; "
+        "given: the shipped judge on human facts and on sentences)",
     )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -303,19 +328,32 @@ def main() -> None:
     overlap_t = tune_threshold(
         [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
     )
-    spec = resolve_spec(args.model, engine=args.backend)
+    recall = ContextRecallScorer.id
+    spec = resolve_spec(
+        args.model,
+        engine=args.backend,
+        prompt_versions={recall: args.prompt_version} if args.prompt_version else None,
+        profiles={recall: load_profile(args.profile)} if args.profile else None,
+    )
     scoring = spec.build()
     n, seed = args.limit, args.seed
     try:
-        every = [overlap_variant(overlap_t), *model_variants(spec, scoring.engine)]
+        every = [
+            overlap_variant(overlap_t),
+            sentence_overlap_variant(overlap_t),
+            *model_variants(spec, scoring.engine),
+            *given_claims_variants(spec, scoring.engine, _facts(args.data)),
+        ]
         variants = [v for v in every if _column(v.name) in wanted]
         sections = all_sections(args.data, n, seed, variants)
     finally:
         scoring.close()
 
-    # Computed shipped first (the P(yes) column reuses its claims), shown with it last.
-    order = [v.name for v in every[:1] + every[2:] + every[1:2]]
-    columns = [name for name in order if name in {v.name for v in variants}]
+    # Computed as listed (the P(yes) column reuses the shipped claims), shown by column.
+    names = [v.name for v in variants]
+    columns = sorted(
+        names, key=lambda name: (list(COLUMNS).index(_column(name)), names.index(name))
+    )
     thresholds = {v.name: v.threshold for v in variants}
     prompt_version = spec.scorer(ContextRecallScorer.id).setup.prompt_version
     header = [

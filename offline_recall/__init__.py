@@ -40,10 +40,19 @@ from .runs.calibration import Calibration, calibrate
 from .runs.claim_cache import ClaimCache
 from .runs.evals import EvalResult, ItemResult, run_evals
 from .runs.manifest import RunManifest
+from .runs.ray_dataset import score_dataset
+from .runs.ray_runner import RayOptions
 from .runs.spec import RunSpec, Scoring, resolve_spec
 from .runs.summary import Summary
 from .scorers import SCORERS
 from .scorers.base import Judgment, Scorer, ScoreResult, ScorerRun, Status
+from .scorers.precision import (
+    ChunkVerdict,
+    ContextPrecisionOptions,
+    ContextPrecisionScorer,
+    PrecisionResult,
+    create_context_precision_scorer,
+)
 from .scorers.recall import (
     ClaimStore,
     ClaimVerdict,
@@ -66,11 +75,14 @@ __all__ = [
     "Assessment",
     "Calibration",
     "ChatTemplate",
+    "ChunkVerdict",
     "ClaimCache",
     "ClaimStore",
     "ClaimVerdict",
     "Comparison",
     "ConfigurationError",
+    "ContextPrecisionOptions",
+    "ContextPrecisionScorer",
     "ContextRecallOptions",
     "ContextRecallScorer",
     "Dataset",
@@ -89,9 +101,11 @@ __all__ = [
     "ModelError",
     "ModelManifest",
     "OfflineRecallError",
+    "PrecisionResult",
     "ProfileOrigin",
     "Prompt",
     "Question",
+    "RayOptions",
     "RecallResult",
     "Row",
     "RowError",
@@ -108,6 +122,7 @@ __all__ = [
     "__version__",
     "calibrate",
     "compare_runs",
+    "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_engine",
     "dedupe_claims",
@@ -126,6 +141,7 @@ __all__ = [
     "resolve_spec",
     "run_evals",
     "save_profile",
+    "score_dataset",
     "signal_values",
     "split_sentences",
     "threshold_profile",

@@ -67,6 +67,7 @@ def main() -> None:
                 evidence_sentences=EVIDENCE_SENTENCES,
                 seed=SEED,
                 trained_on=trained_on,
+                compare=False,
             )
             seconds = time.perf_counter() - started
             checked = fitted.profile.cross_validated

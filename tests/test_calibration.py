@@ -185,3 +185,36 @@ def test_calibrate_rejects_a_file_without_usable_rows(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "no usable labelled rows" in result.output and "perhaps" in result.output
+
+
+TINY = [
+    {"claim": "The Eiffel Tower is in Paris.", "context": "The tower is in Paris.", "label": 1},
+    {"claim": "It opened in 1889.", "context": "It opened in 1889.", "label": 1},
+    {"claim": "It is green.", "context": "The tower is in Paris.", "label": 0},
+    {"claim": "Rome is in Spain.", "context": "Rome is in Italy.", "label": 0},
+]
+
+
+def test_a_profile_that_loses_to_word_overlap_is_not_installed_without_force(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four claims, where word overlap separates them perfectly: the fitted rule does worse,
+    so it is not installed, and the warning states how little four claims say."""
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    data = tmp_path / "tiny.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in TINY))
+    command = ["calibrate", "--data", str(data), "--backend", "fake", "--folds", "2"]
+    refused = CliRunner().invoke(main, command)
+    assert refused.exit_code == 1
+    last = refused.output.strip().splitlines()[-1]
+    assert "not installed: its cross-validated AUROC" in last and "word overlap" in last
+    assert "under the manifest threshold profile in use, whose AUROC on these rows" in last
+    assert "--force" in last
+    assert "warning: only 4 labelled claims" in refused.output
+    assert not list((tmp_path / "cache").glob("profiles/*"))
+
+    aside = CliRunner().invoke(main, [*command, "--out", str(tmp_path / "aside.json")])
+    assert aside.exit_code == 0 and (tmp_path / "aside.json").is_file()
+    forced = CliRunner().invoke(main, [*command, "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert len(list((tmp_path / "cache").glob("profiles/*"))) == 1

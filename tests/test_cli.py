@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -84,10 +87,10 @@ def test_unknown_scorer_lists_the_known_ones(tmp_path: Path) -> None:
 
 
 class _Crashy(FakeEngine):
-    def answer_probabilities(self, prompts, answers):  # type: ignore[no-untyped-def]
+    def answer_probabilities(self, prompts, answers, done=None):  # type: ignore[no-untyped-def]
         if any("poison" in p.fields[-1].casefold() for p in prompts):
             raise RuntimeError("engine fault")
-        return super().answer_probabilities(prompts, answers)
+        return super().answer_probabilities(prompts, answers, done=done)
 
 
 def test_an_item_that_crashes_the_engine_alone_in_its_window_is_its_error_row(
@@ -115,6 +118,73 @@ def test_an_item_that_crashes_the_engine_alone_in_its_window_is_its_error_row(
     assert "engine fault" in str(results[-1]["error"])
 
 
+def test_an_empty_input_is_refused_in_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "empty.jsonl"
+    data.write_text("")
+    code, output, _ = score(tmp_path, data, "--fail-under", "0.5")
+    assert code == 1
+    assert output.strip().splitlines() == ["Error: empty.jsonl holds no rows: nothing to score"]
+
+
+THREE = [
+    '{"groundTruth": "Paris is in France.", "context": ["Paris is in France."]}',
+    '{"groundTruth": "Rome is in Italy.", "context": ["Rome is in Italy."]}',
+    "{oops",
+]
+
+
+def test_fail_under_fails_when_rows_failed_unless_allowed(tmp_path: Path) -> None:
+    """A mean of 1.0 over the rows that scored does not pass a gate when a row failed."""
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n".join(THREE) + "\n")
+    code, output, _ = score(tmp_path, data, "--fail-under", "0.99")
+    assert code == 1
+    assert "1 rows failed, more than --max-failed 0" in output.strip().splitlines()[-1]
+    code, output, _ = score(tmp_path, data, "--fail-under", "0.99", "--max-failed", "1")
+    assert code == 0, output
+    assert score(tmp_path, data)[0] == 0  # no gate, no failure: the error is a row
+
+
+def test_missing_ground_truths_are_said_in_the_summary(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(THREE[0] + '\n{"context": ["Paris."]}\n')
+    code, output, _ = score(tmp_path, data)
+    assert code == 0, output
+    assert (
+        "mean recall over 2 items, 1 without ground truth scored 0: 0.5000; "
+        "mean over the 1 with one: 1.0000"
+    ) in output
+
+
+def test_a_resumed_run_says_so_and_the_profile_that_decides_is_named(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    code, output, _ = score(tmp_path, EXAMPLE)
+    assert code == 0, output
+    assert "context-recall-scorer: judge profile manifest threshold: P(yes) >= 0.5" in output
+    with sqlite3.connect(out.with_name("results.jsonl.run.sqlite")) as db:
+        db.execute("DELETE FROM results WHERE line > 5")
+    code, output, _ = score(tmp_path, EXAMPLE)
+    assert code == 0, output
+    assert "resuming: 5 of 12 rows are in the store" in output
+
+
+def test_progress_shows_the_stages_inside_a_window(tmp_path: Path) -> None:
+    code, output, _ = score(tmp_path, EXAMPLE)
+    assert code == 0, output
+    assert "rows scored" in output and "recall: verdicts judged" in output
+
+
+def test_result_files_get_the_users_normal_mode(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        code, output, _ = score(tmp_path, EXAMPLE)
+    finally:
+        os.umask(umask)
+    assert code == 0, output
+    assert stat.S_IMODE((tmp_path / "results.jsonl").stat().st_mode) == 0o644
+
+
+@pytest.mark.model
 def test_models_list_shows_the_embedded_model_verified() -> None:
     result = CliRunner().invoke(main, ["models", "list"])
     assert result.exit_code == 0, result.output

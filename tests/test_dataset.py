@@ -28,3 +28,9 @@ def test_broken_lines_become_row_errors_naming_the_line(text: str, message: str)
     assert isinstance(row, RowError)
     assert row.line == 3
     assert message in row.message
+
+
+def test_a_broken_json_line_says_what_is_wrong_and_where() -> None:
+    row = parse_line(4, '{"groundTruth": "A\x01.", "context": []}')
+    assert isinstance(row, RowError)
+    assert row.message == "line 4: not valid JSON: Invalid control character at column 19"

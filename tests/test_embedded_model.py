@@ -23,6 +23,7 @@ from offline_recall import (
 )
 from offline_recall.cli import main
 from offline_recall.engines.manifests import cached_dir
+from offline_recall.scorers.recall.claims import claim_list_type
 from offline_recall.scorers.recall.prompts import load_prompts
 
 from .conftest import EXAMPLE, recall
@@ -113,3 +114,19 @@ def test_a_pinned_folder_runs_the_same_model(embedded: Engine, tmp_path: Path) -
     assert pinned.answer_probabilities(asked, ("yes", "no")) == embedded.answer_probabilities(
         asked, ("yes", "no")
     )
+
+
+def test_the_engine_tells_progress_prompt_by_prompt(embedded: Engine) -> None:
+    """Inside a window the real engine reports each prompt as it finishes, so a long window
+    still moves on the progress bar."""
+    prompts = load_prompts("v2")
+    told: list[int] = []
+    texts = ["Canberra is the capital of Australia.", "Water boils at 100 degrees Celsius."]
+    embedded.generate_json(
+        [prompts.extract_prompt(t) for t in texts], claim_list_type(12), 64, done=told.append
+    )
+    assert told == [1, 1]
+    told.clear()
+    asked = [prompts.judge_prompt(c, CLAIMS[0]) for c in (CONTEXT, "Rome is in Italy.")]
+    embedded.answer_probabilities(asked, ("yes", "no"), done=told.append)
+    assert sum(told) == 2 and len(told) == 2  # two contexts: each head reported when done

@@ -76,10 +76,10 @@ def test_concurrency_must_be_positive(scorer) -> None:  # type: ignore[no-untype
 class Crashy(FakeEngine):
     """Raises on any batch that judges a claim about poison."""
 
-    def answer_probabilities(self, prompts, answers):  # type: ignore[no-untyped-def]
+    def answer_probabilities(self, prompts, answers, done=None):  # type: ignore[no-untyped-def]
         if any("poison" in p.fields[-1].casefold() for p in prompts):
             raise RuntimeError("engine fault")
-        return super().answer_probabilities(prompts, answers)
+        return super().answer_probabilities(prompts, answers, done=done)
 
 
 def _crashy_scorer():  # type: ignore[no-untyped-def]

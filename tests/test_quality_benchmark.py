@@ -185,7 +185,12 @@ def _tiny_data(root: Path) -> None:
 
 def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     from benchmarks import quality
-    from benchmarks.quality_variants import model_variants, overlap_variant
+    from benchmarks.quality_variants import (
+        given_claims_variants,
+        model_variants,
+        overlap_variant,
+        sentence_overlap_variant,
+    )
     from offline_recall import ContextRecallScorer, resolve_spec, threshold_profile
 
     _tiny_data(tmp_path)
@@ -193,28 +198,55 @@ def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     # extracts a text's sentences.
     spec = resolve_spec(engine="fake", profiles={ContextRecallScorer.id: threshold_profile(0.5)})
     scoring = spec.build()
-    variants = [overlap_variant(0.6), *model_variants(spec, scoring.engine)]
+    facts = {"Paris is in France. Rome is in Spain.": ["Paris is in France."]}
+    variants = [
+        overlap_variant(0.6),
+        sentence_overlap_variant(0.6),
+        *model_variants(spec, scoring.engine),
+        *given_claims_variants(spec, scoring.engine, facts),
+    ]
     names = [v.name for v in variants]  # no one-JSON-call column: it runs on vLLM only
     version = spec.scorer(ContextRecallScorer.id).setup.prompt_version
-    assert names == ["word overlap", "shipped", f"model P(yes), prompt {version}"]
-    assert [v.threshold for v in variants] == [0.6, 0.5, 0.5]
+    p_yes = f"model P(yes), prompt {version}"
+    assert names == [
+        "word overlap",
+        "sentence overlap",
+        "shipped",
+        "shipped, expected recall",
+        p_yes,
+        "human facts, shipped judge",
+        "human facts, expected",
+        "sentences, shipped judge",
+        "sentences, expected",
+    ]
     sections = quality.all_sections(tmp_path, None, 0, variants)
     text = quality.table(sections, names)
     assert "nan" not in text.lower()
+    judged = ["word overlap", "shipped", p_yes]
     wice = sections[0].rows
-    assert wice["claims scored (failed)"] == {v.name: "3 (0)" for v in variants}
-    assert wice["AUROC supported vs not_supported"] == {v.name: 1.0 for v in variants}
+    assert {k: v for k, v in wice["claims scored (failed)"].items()} == dict.fromkeys(
+        judged, "3 (0)"
+    )
+    assert wice["AUROC supported vs not_supported"] == dict.fromkeys(judged, 1.0)
+    assert wice["AUROC"]["shipped, expected recall"] == "same as shipped"
     # Rome against Paris: 3 of its 5 words (the, is, in) for the model, none of its 2 content
     # words for the overlap baseline.
     assert wice["mean score (partially_supported)"] == {
         "word overlap": 0.0,
         "shipped": 0.6,
-        names[2]: 0.6,
+        p_yes: 0.6,
     }
     # The scorer's claims are the text's two sentences; one matches the one human fact.
     extraction = sections[2].rows
     assert extraction["precision"]["shipped"] == 0.5
     assert extraction["recall"]["shipped"] == 1.0
-    assert extraction["F1"][names[2]] == "same as shipped"
+    assert extraction["F1"][p_yes] == "same as shipped"
+    assert extraction["F1"]["sentence overlap"] == "same as word overlap"
+    assert "human facts, shipped judge" not in extraction["F1"]
     assert sections[5].rows["mean recall (other passage)"]["word overlap"] == 0.0
-    assert sections[5].rows["mean recall (gold sentences)"] == {v.name: 1.0 for v in variants}
+    gold = sections[5].rows["mean recall (gold sentences)"]
+    assert gold["shipped"] == gold["sentence overlap"] == 1.0
+    # Human facts exist for RoSE only; elsewhere those columns score nothing.
+    rose = sections[3].rows
+    assert rose["items scored (failed)"]["human facts, shipped judge"] != "0 (0)"
+    assert sections[4].rows["items scored (failed)"]["human facts, expected"] == "0 (3)"

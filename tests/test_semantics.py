@@ -217,10 +217,10 @@ def test_extraction_failure_is_an_error_result_not_a_zero() -> None:
 class Crashy(FakeEngine):
     """An engine that raises on any batch holding a claim with "poison" in it."""
 
-    def answer_probabilities(self, prompts, answers):  # type: ignore[no-untyped-def]
+    def answer_probabilities(self, prompts, answers, done=None):  # type: ignore[no-untyped-def]
         if any("poison" in p.fields[-1] for p in prompts):
             raise RuntimeError("engine fault")
-        return super().answer_probabilities(prompts, answers)
+        return super().answer_probabilities(prompts, answers, done=done)
 
 
 def test_an_engine_crash_on_a_batch_is_isolated_to_the_run_that_causes_it() -> None:
@@ -239,8 +239,8 @@ def test_an_engine_crash_on_a_single_run_is_its_error_result() -> None:
 
 def test_an_engine_failure_on_one_prompt_fails_only_its_run() -> None:
     class OneFails(FakeEngine):
-        def answer_probabilities(self, prompts, answers):  # type: ignore[no-untyped-def]
-            found = super().answer_probabilities(prompts, answers)
+        def answer_probabilities(self, prompts, answers, done=None):  # type: ignore[no-untyped-def]
+            found = super().answer_probabilities(prompts, answers, done=done)
             return [
                 Failed("server returned 500") if "poison" in p.fields[-1] else f
                 for p, f in zip(prompts, found, strict=True)

@@ -106,7 +106,7 @@ def test_a_new_judge_profile_mid_run_is_refused_on_resume(
     labelled = tmp_path / "labelled.jsonl"
     labelled.write_text("".join(json.dumps(r) + "\n" for r in LABELLED))
     calibrated = CliRunner().invoke(
-        main, ["calibrate", "--data", str(labelled), "--backend", "fake", "--folds", "2"]
+        main, ["calibrate", "--data", str(labelled), "--backend", "fake", "--folds", "2", "--force"]
     )
     assert calibrated.exit_code == 0, calibrated.output
     code, output = run(out)

@@ -71,7 +71,7 @@ def test_verify_rescores_with_the_recorded_profile_after_a_recalibration(
         )
     )
     calibrated = CliRunner().invoke(
-        main, ["calibrate", "--data", str(labelled), "--backend", "fake", "--folds", "2"]
+        main, ["calibrate", "--data", str(labelled), "--backend", "fake", "--folds", "2", "--force"]
     )
     assert calibrated.exit_code == 0, calibrated.output
     result = CliRunner().invoke(main, ["verify", str(out)])

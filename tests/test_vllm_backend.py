@@ -127,3 +127,25 @@ def test_calibration_signals_on_vllm_match_transformers(engine: Engine, embedded
     probabilities = [profile.probability(v) for v in on_vllm if isinstance(v, dict)]
     assert min(probabilities[: len(SUPPORTED)]) >= profile.threshold
     assert max(probabilities[len(SUPPORTED) :]) < profile.threshold
+
+
+def test_precision_on_vllm_matches_transformers(engine: Engine, embedded: Engine) -> None:
+    """Relevance verdicts asked of the model on both engines: the same ranking score under the
+    shipped profile, and P(yes) within bfloat16's margin under the plain rule."""
+    from offline_recall import (
+        ContextPrecisionOptions,
+        create_context_precision_scorer,
+        threshold_profile,
+    )
+
+    from .test_precision import ANSWER, JUNK, RUN
+
+    options = ContextPrecisionOptions(context=[JUNK, ANSWER])
+    shipped = [create_context_precision_scorer(e, options).run(RUN) for e in (engine, embedded)]
+    assert shipped[0].score == shipped[1].score == 0.5
+    plain = [
+        create_context_precision_scorer(e, options, profile=threshold_profile(0.5)).run(RUN)
+        for e in (engine, embedded)
+    ]
+    for v, t in zip(plain[0].verdicts, plain[1].verdicts, strict=True):
+        assert v.probability == pytest.approx(t.probability, abs=P_YES_TOLERANCE)

@@ -12,31 +12,58 @@ from rich.text import Text
 from ..errors import DatasetError
 from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
-from ..judging.profile import JudgeProfile, save_profile, user_profile_path
+from ..judging.profile import save_profile, user_profile_path
+from ..runs.calibration import Calibration
 from ..runs.calibration import calibrate as fit
 from ..runs.spec import resolve_spec
+from ..scorers import SCORERS, scorer_kind
 from ..scorers.recall import ID as RECALL
 from .options import model_and_engine, parse_engine_options
 
+SMALL_SAMPLE = 50
+"""Fewer labelled claims than this give a cross-validated estimate that moves a lot."""
 
-def _report(profile: JudgeProfile, claims: int, path: Path) -> Table:
-    checked = profile.cross_validated
+
+def _report(found: Calibration, unit: str) -> Table:
+    profile, checked = found.profile, found.profile.cross_validated
     assert checked is not None  # fit_profile always cross-validates
+    replaced = found.replaced.profile_origin.value
     table = Table(title=f"Judge profile, {checked.folds}-fold cross-validated by claim")
     table.add_column("")
     table.add_column("this profile", justify="right")
     table.add_column("word overlap", justify="right")
-    table.add_row("AUROC", f"{checked.auroc:.3f}", f"{checked.baseline_auroc:.3f}")
+    table.add_column(f"now ({replaced})", justify="right")
+    spread = "" if checked.spread is None else f" ± {checked.spread:.3f}"
+    now = "n/a" if found.replaced_auroc is None else f"{found.replaced_auroc:.3f}"
+    table.add_row("AUROC", f"{checked.auroc:.3f}{spread}", f"{checked.baseline_auroc:.3f}", now)
     table.add_row(
         "balanced accuracy",
         f"{checked.balanced_accuracy:.3f}",
         f"{checked.baseline_balanced_accuracy:.3f}",
+        "",
     )
-    table.add_row("threshold", f"{profile.threshold:.3f}", "")
-    table.add_row("claims / pairs", f"{claims} / {profile.rows}", "")
-    table.add_row("signals", ", ".join(profile.signals), "")
-    table.add_row("written to", str(path), "")
+    table.add_row("threshold", f"{profile.threshold:.3f}", "", "")
+    table.add_row(f"{unit} / pairs", f"{found.claims} / {profile.rows}", "", "")
+    table.add_row("signals", ", ".join(profile.signals), "", "")
     return table
+
+
+def _losses(found: Calibration) -> list[str]:
+    """What the new profile loses to, on these rows: word overlap, or the profile in use."""
+    checked = found.profile.cross_validated
+    assert checked is not None
+    losses = []
+    if checked.auroc < checked.baseline_auroc:
+        losses.append(
+            f"its cross-validated AUROC {checked.auroc:.3f} is under word overlap's "
+            f"{checked.baseline_auroc:.3f}"
+        )
+    if found.replaced_auroc is not None and checked.auroc < found.replaced_auroc:
+        losses.append(
+            f"it is under the {found.replaced.profile_origin.value} profile in use, whose AUROC "
+            f"on these rows is {found.replaced_auroc:.3f}"
+        )
+    return losses
 
 
 @click.command()
@@ -44,9 +71,18 @@ def _report(profile: JudgeProfile, claims: int, path: Path) -> Table:
     "--data",
     required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Labelled rows (.jsonl, .json, .csv, .parquet): claim, context, label [, group].",
+    help="Labelled rows (.jsonl, .json, .csv, .parquet): for recall claim, context, label "
+    "[, group]; for precision question, answer, chunk, label.",
 )
 @model_and_engine
+@click.option(
+    "--scorer",
+    "scorer_id",
+    type=click.Choice(sorted(SCORERS)),
+    default=RECALL,
+    show_default=True,
+    help="The scorer whose judge to fit.",
+)
 @click.option(
     "--signals",
     "signal_set",
@@ -69,48 +105,84 @@ def _report(profile: JudgeProfile, claims: int, path: Path) -> Table:
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Where to write the profile [default: the model's profile in the cache, which "
-    "later runs of this model and prompt version use].",
+    help="Where to write the profile [default: install it as the model's profile in the "
+    "cache, which later runs of this model and prompt version use].",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Install the profile even if it does worse than word overlap or the profile in use.",
 )
 def calibrate(
     model: str,
     data: Path,
     backend: str,
     engine_option: tuple[str, ...],
+    scorer_id: str,
     signal_set: str,
     evidence_sentences: int,
     folds: int,
     seed: int,
     out: Path | None,
+    force: bool,
 ) -> None:
-    """Fit the rule that turns a model's signals into verdicts, on labelled claims.
+    """Fit the rule that turns a model's signals into a scorer's verdicts, on labelled rows.
 
     Prints cross-validated AUROC and balanced accuracy beside the word-overlap baseline, and
     stores the profile where later `score` runs of the same model pick it up.
     """
     console = Console(stderr=True)
-    pairs, errors = read_labelled(data)
+    pairs, errors = read_labelled(data, scorer_kind(scorer_id).labelled_statement)
     for error in errors:
         console.print(Text(f"skipped {error.message}", style="yellow"), soft_wrap=True)
     if not pairs:
         raise DatasetError(f"{data.name}: no usable labelled rows")
     spec = resolve_spec(
-        model, engine=backend, engine_options=parse_engine_options(engine_option), scorers=[RECALL]
+        model,
+        engine=backend,
+        engine_options=parse_engine_options(engine_option),
+        scorers=[scorer_id],
     )
     claims = len({p.group for p in pairs})
-    with console.status(f"judging the pairs of {claims} claims"):
-        found = fit(
-            spec,
-            pairs,
-            signals=signal_set,
-            evidence_sentences=evidence_sentences,
-            folds=folds,
-            seed=seed,
-            trained_on=f"{data.name}: {claims} claims",
-        )
+    unit = scorer_kind(scorer_id).unit
+    scoring = spec.build()
+    try:
+        with console.status(f"judging the pairs of {claims} labelled {unit}"):
+            found = fit(
+                spec,
+                pairs,
+                scorer_id=scorer_id,
+                scoring=scoring,
+                signals=signal_set,
+                evidence_sentences=evidence_sentences,
+                folds=folds,
+                seed=seed,
+                trained_on=f"{data.name}: {claims} {unit}",
+            )
+    finally:
+        scoring.close()
     if found.failed:
         console.print(Text(f"{found.failed} pairs could not be judged", style="yellow"))
+    Console().print(_report(found, unit))
+    checked = found.profile.cross_validated
+    if found.claims < SMALL_SAMPLE and checked is not None:
+        spread = "" if checked.spread is None else f" (± {checked.spread:.3f} across folds)"
+        console.print(
+            Text(
+                f"warning: only {found.claims} labelled {unit}: the cross-validated AUROC "
+                f"{checked.auroc:.3f}{spread} can move a lot; label more for a profile to trust",
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
     profile = found.profile
-    target = out or user_profile_path(RECALL, profile.model_fingerprint, profile.prompt_version)
+    losses = _losses(found)
+    if out is None and losses and not force:
+        raise click.ClickException(
+            f"not installed: {'; and '.join(losses)}. Pass --force to install it anyway, or "
+            "--out FILE to keep it aside"
+        )
+    target = out or user_profile_path(scorer_id, profile.model_fingerprint, profile.prompt_version)
     path = save_profile(profile, target)
-    Console().print(_report(profile, claims, path))
+    verb = "wrote" if out is not None else "installed"
+    Console().print(f"{verb} {path}")

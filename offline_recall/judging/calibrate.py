@@ -98,6 +98,7 @@ def fit_profile(
 
     out_of_fold = np.zeros(len(pairs))
     fold_decisions: dict[str, bool] = {}
+    fold_aurocs: list[float] = []
     for train, test in GroupKFold(n_splits=folds).split(x, y_pair, groups):
         mean, scale, model = _fit(x[train], y_pair[train], seed)
         out_of_fold[test] = _predict(x[test], mean, scale, model)
@@ -107,6 +108,9 @@ def fit_profile(
         cut = best_threshold([claim_label[g] for g in train_names], train_best)
         test_names, test_best = _group_max(out_of_fold[test], [groups[i] for i in test])
         fold_decisions.update(zip(test_names, (test_best >= cut).tolist(), strict=True))
+        test_labels = [claim_label[g] for g in test_names]
+        if len(set(test_labels)) == 2:
+            fold_aurocs.append(float(roc_auc_score(test_labels, test_best)))
 
     _, claim_scores = _group_max(out_of_fold, groups)
     overlap = np.array([word_overlap(p.context, p.claim) for p in pairs])
@@ -122,6 +126,8 @@ def fit_profile(
         baseline_balanced_accuracy=float(
             balanced_accuracy_score(y_claim, claim_overlap >= overlap_cut)
         ),
+        fold_aurocs=tuple(fold_aurocs),
+        claims=len(names),
     )
 
     mean, scale, model = _fit(x, y_pair, seed)
@@ -141,3 +147,14 @@ def fit_profile(
         seed=seed,
         cross_validated=checked,
     )
+
+
+def claim_auroc(pairs: Sequence[LabelledPair], probabilities: Sequence[float]) -> float | None:
+    """AUROC of each claim's best pair probability against its label; None with one label."""
+    groups = [p.group for p in pairs]
+    claim_label = {p.group: p.label for p in pairs}
+    names, best = _group_max(np.asarray(probabilities, dtype=np.float64), groups)
+    labels = [claim_label[g] for g in names]
+    if len(set(labels)) < 2:
+        return None
+    return float(roc_auc_score(labels, best))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..engines import Engine, Failed, Prompt
+from ..engines.base import Done
 from .profile import MODEL_SIGNAL, JudgeProfile
 from .signals import LEXICAL_SIGNALS, evidence, lexical_signals
 
@@ -49,10 +50,12 @@ def model_pairs(pairs: Sequence[Pair], evidence_sentences: int | None) -> list[P
     return [(evidence(text, statement, evidence_sentences), statement) for text, statement in pairs]
 
 
-def model_p_yes(engine: Engine, question: Question, pairs: Sequence[Pair]) -> list[float | Failed]:
+def model_p_yes(
+    engine: Engine, question: Question, pairs: Sequence[Pair], *, done: Done | None = None
+) -> list[float | Failed]:
     """The model's P(yes) for each pair (renormalised over yes and no), in order."""
     prompts = [question.prompt(text, statement) for text, statement in pairs]
-    found = engine.answer_probabilities(prompts, (question.yes, question.no))
+    found = engine.answer_probabilities(prompts, (question.yes, question.no), done=done)
     return [f if isinstance(f, Failed) else round(f[0], DECIMALS) for f in found]
 
 
@@ -64,13 +67,15 @@ def signal_values(
     evidence_sentences: int | None,
     with_model: bool = True,
     with_lexical: bool = True,
+    done: Done | None = None,
 ) -> list[dict[str, float] | Failed]:
-    """Every signal a profile may use, for each pair (the model's only if `with_model`)."""
+    """Every signal a profile may use, for each pair (the model's only if `with_model`);
+    `done` is told as the model's answers come (see `Engine.answer_probabilities`)."""
     values: list[dict[str, float] | Failed] = [
         lexical_signals(text, statement) if with_lexical else {} for text, statement in pairs
     ]
     if with_model and pairs:
-        asked = model_p_yes(engine, question, model_pairs(pairs, evidence_sentences))
+        asked = model_p_yes(engine, question, model_pairs(pairs, evidence_sentences), done=done)
         for i, p in enumerate(asked):
             v = values[i]
             if isinstance(p, Failed):
@@ -92,8 +97,11 @@ class Judge:
     def threshold(self) -> float:
         return self.profile.threshold
 
-    def assess(self, pairs: Sequence[Pair]) -> list[Assessment | Failed]:
-        """Each pair's probability under the profile (and the model's P(yes) if asked)."""
+    def assess(
+        self, pairs: Sequence[Pair], *, done: Done | None = None
+    ) -> list[Assessment | Failed]:
+        """Each pair's probability under the profile (and the model's P(yes) if asked).
+        `done` is told as pairs are judged."""
         profile = self.profile
         values = signal_values(
             self.engine,
@@ -102,7 +110,10 @@ class Judge:
             evidence_sentences=profile.evidence_sentences,
             with_model=profile.uses_model,
             with_lexical=any(s in LEXICAL_SIGNALS for s in profile.signals),
+            done=done,
         )
+        if done is not None and not profile.uses_model:
+            done(len(pairs))
         return [
             v
             if isinstance(v, Failed)

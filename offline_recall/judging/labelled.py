@@ -1,13 +1,16 @@
-"""Labelled attribution rows for calibration: a claim, its context, and whether it is supported.
+"""Labelled rows for calibration: a context, what it is judged against, and the verdict.
 
-A row is `{"claim": str, "context": str | [str, ...], "label": ...}` with an optional `group`
-(rows of one claim against several chunks share it; the claim is supported if any chunk
-supports it) or `id`. Labels: true/false, 1/0, "yes"/"no", "supported"/"not_supported".
+For context recall a row is `{"claim": str, "context": str | [str, ...], "label": ...}` with an
+optional `group` (rows of one claim against several chunks share it; the claim is supported if
+any chunk supports it) or `id`. For context precision a row is `{"question": str, "answer":
+str, "chunk" (or "context"): str, "label": ...}`: is the chunk relevant to the answer. Labels:
+true/false, 1/0, "yes"/"no", "supported"/"not_supported", "relevant"/"not_relevant".
 A row that cannot be used is reported with its reason; the others are kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,8 +18,8 @@ from typing import Any
 from ..data.dataset import RowError
 from ..data.readers import InputFormat, decode_context_cell, input_format, records
 
-_TRUE = {"1", "true", "yes", "supported"}
-_FALSE = {"0", "false", "no", "not_supported", "unsupported"}
+_TRUE = {"1", "true", "yes", "supported", "relevant"}
+_FALSE = {"0", "false", "no", "not_supported", "unsupported", "not_relevant", "irrelevant"}
 
 
 @dataclass(frozen=True)
@@ -57,22 +60,40 @@ def _contexts(value: Any, tabular: bool) -> list[str]:
     return texts
 
 
-def _pairs(number: int, record: dict[str, Any], tabular: bool) -> list[LabelledPair]:
+Statement = Callable[[Mapping[str, Any]], str]
+"""What a labelled record's context is judged against (a claim, or a question and answer);
+raises ValueError, saying why, when the record lacks it."""
+
+
+def claim_statement(record: Mapping[str, Any]) -> str:
+    """A context recall row's statement: its claim."""
     claim = record.get("claim")
     if not isinstance(claim, str) or not claim.strip():
         raise ValueError("claim must be a non-empty string")
+    return claim
+
+
+def _pairs(
+    number: int, record: dict[str, Any], tabular: bool, statement: Statement
+) -> list[LabelledPair]:
+    claim = statement(record)
     if "label" not in record:
         raise ValueError("no label")
     label = _label(record["label"])
     group = str(record.get("group") or record.get("id") or f"row {number}")
+    chunk = record.get("context", record.get("chunk"))
     return [
         LabelledPair(context=c, claim=claim, label=label, group=group)
-        for c in _contexts(record.get("context"), tabular)
+        for c in _contexts(chunk, tabular)
     ]
 
 
-def read_labelled(path: Path) -> tuple[list[LabelledPair], list[RowError]]:
-    """The usable pairs of a labelled file, and the rows that were skipped with why."""
+def read_labelled(
+    path: Path, statement: Statement = claim_statement
+) -> tuple[list[LabelledPair], list[RowError]]:
+    """The usable pairs of a labelled file, and the rows that were skipped with why.
+
+    `statement` reads what each row's context is judged against (by default its claim)."""
     fmt = input_format(path)
     tabular = fmt in (InputFormat.CSV, InputFormat.PARQUET)
     pairs: list[LabelledPair] = []
@@ -82,7 +103,7 @@ def read_labelled(path: Path) -> tuple[list[LabelledPair], list[RowError]]:
             errors.append(RowError(line=number, message=f"row {number}: {record}"))
             continue
         try:
-            pairs.extend(_pairs(number, record, tabular))
+            pairs.extend(_pairs(number, record, tabular, statement))
         except ValueError as e:
             errors.append(RowError(line=number, id=record.get("id"), message=f"row {number}: {e}"))
     return pairs, errors

@@ -42,6 +42,19 @@ class CrossValidated(BaseModel):
     balanced_accuracy: float = Field(description="At the profile's threshold")
     baseline_auroc: float = Field(description="Word overlap on the same rows")
     baseline_balanced_accuracy: float = Field(description="Word overlap at its best threshold")
+    fold_aurocs: tuple[float, ...] = Field(
+        default=(), description="AUROC within each fold that held both labels"
+    )
+    claims: int | None = Field(default=None, description="Claims the rows hold")
+
+    @property
+    def spread(self) -> float | None:
+        """The standard deviation of the folds' AUROC: how much the estimate can be trusted."""
+        if len(self.fold_aurocs) < 2:
+            return None
+        mean = sum(self.fold_aurocs) / len(self.fold_aurocs)
+        variance = sum((a - mean) ** 2 for a in self.fold_aurocs) / (len(self.fold_aurocs) - 1)
+        return math.sqrt(variance)
 
 
 class JudgeProfile(BaseModel):

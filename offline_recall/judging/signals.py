@@ -33,6 +33,7 @@ LEXICAL_SIGNALS = (
     "numbers",
     "bigrams",
     "length",
+    "names",
 )
 _WORD = re.compile(r"\w+")
 # "1,000" and "1000" are the same number.
@@ -53,6 +54,12 @@ def _tokens(text: str) -> list[str]:
 
 def _content(text: str) -> list[str]:
     return [w for w in _tokens(text) if w not in STOP_WORDS]
+
+
+def _names(text: str) -> set[str]:
+    """The text's capitalised words after its first (names, mostly), case folded."""
+    words = _WORD.findall(text)
+    return {w.casefold() for w in words[1:] if w[:1].isupper() and w.casefold() not in STOP_WORDS}
 
 
 @lru_cache(maxsize=65536)
@@ -126,4 +133,8 @@ def lexical_signals(context: str, claim: str) -> dict[str, float]:
     bigrams = set(pairwise(claim_words))
     context_bigrams = set(pairwise(context_words))
     signals["bigrams"] = len(bigrams & context_bigrams) / len(bigrams) if bigrams else 1.0
+    # A name the context never mentions is strong evidence against: the share found.
+    names = _names(claim)
+    in_context = {w.casefold() for w in _WORD.findall(context)}
+    signals["names"] = len(names & in_context) / len(names) if names else 1.0
     return signals

@@ -113,6 +113,11 @@ class ReportView(_View):
     def failed(self) -> list[ItemView]:
         return [i for i in self.items if i.error is not None]
 
+    @property
+    def title(self) -> str:
+        """ "Context recall report", or one naming every measure the run has."""
+        return f"Context {' and '.join(s.measure for s in self.scorers) or 'score'} report"
+
 
 def as_text(value: Any) -> str | None:
     """A free-form field for display: text as is, anything else as indented JSON."""
@@ -134,19 +139,31 @@ def _chunk(context: Sequence[str] | None, index: int | None, text: str) -> Chunk
     return ChunkView(index=index, html=highlight_excerpt(context[index], text))
 
 
-def verdict_views(result: ScoreResult, context: list[str] | None) -> list[VerdictView]:
-    return [
-        VerdictView(
-            text=j.text,
-            positive=j.positive,
-            probability=j.probability,
-            support=_chunk(context, j.chunk_index, j.text) if j.positive else None,
-            closest=None
-            if j.positive or context is None
-            else _chunk(context, closest_chunk(context, j.text), j.text),
+def verdict_views(
+    result: ScoreResult, context: list[str] | None, ground_truth: str | None
+) -> list[VerdictView]:
+    """Each verdict with the chunk it points at: a claim's supporting chunk (or, when none
+    supports it, the closest by shared words) with the claim's words marked; a chunk judged
+    for relevance, with the ground truth's words marked."""
+    views = []
+    for j in result.judgments():
+        if j.of_chunk:
+            support, closest = _chunk(context, j.chunk_index, ground_truth or ""), None
+        elif j.positive:
+            support, closest = _chunk(context, j.chunk_index, j.text), None
+        else:
+            nearest = None if context is None else closest_chunk(context, j.text)
+            support, closest = None, _chunk(context, nearest, j.text)
+        views.append(
+            VerdictView(
+                text=j.text,
+                positive=j.positive,
+                probability=j.probability,
+                support=support,
+                closest=closest,
+            )
         )
-        for j in result.judgments()
-    ]
+    return views
 
 
 def item_view(record: ItemRecord, tops: dict[str, float]) -> ItemView:
@@ -164,7 +181,7 @@ def item_view(record: ItemRecord, tops: dict[str, float]) -> ItemView:
                 status=r.status,
                 reason=r.reason,
                 error=r.error,
-                verdicts=verdict_views(r, record.context),
+                verdicts=verdict_views(r, record.context, as_text(record.ground_truth)),
             )
             for sid, r in record.results.items()
         ],

@@ -3,42 +3,59 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, cast
 
 from ..engines import Failed
 from ..errors import ConfigurationError, DatasetError
-from ..judging.calibrate import SIGNAL_SETS, fit_profile
-from ..judging.judge import signal_values
+from ..judging.calibrate import SIGNAL_SETS, claim_auroc, fit_profile
+from ..judging.judge import Judge, signal_values
 from ..judging.labelled import LabelledPair
 from ..judging.profile import MODEL_SIGNAL, JudgeProfile
 from ..scorers.recall import ID as RECALL
-from ..scorers.recall import ContextRecallScorer
 from ..text import pack
-from .spec import RunSpec, Scoring
+from .spec import RunSpec, ScorerSpec, Scoring
 
 
 class Calibration(NamedTuple):
-    """A fitted profile, with how many claims and (chunk, claim) pairs it was fitted on."""
+    """A fitted profile, with how many claims and (chunk, claim) pairs it was fitted on, and
+    how the profile it would replace does on the same rows."""
 
     profile: JudgeProfile
     claims: int
     pairs: int
     failed: int
+    replaced: ScorerSpec
+    """The profile runs of this model use now, and where it came from."""
+    replaced_auroc: float | None
+    """That profile's AUROC on these rows (claims by their best chunk)."""
+
+
+class Judged(Protocol):
+    """A scorer that judges (context chunk, statement) pairs: every scorer here."""
+
+    judge: Judge
+
+    @property
+    def context_budget(self) -> int: ...
 
 
 def calibrate(
     spec: RunSpec,
     labelled: Sequence[LabelledPair],
     *,
+    scorer_id: str = RECALL,
     scoring: Scoring | None = None,
     signals: str = "all",
     evidence_sentences: int | None = 3,
     folds: int = 5,
     seed: int = 0,
     trained_on: str = "",
+    compare: bool = True,
 ) -> Calibration:
-    """Judge every labelled pair once on the spec's model (as its recall scorer asks the
-    model), then fit a profile over the chosen signals with cross-validation grouped by claim.
+    """Judge every labelled pair once on the spec's model (as the scorer `scorer_id` asks
+    the model), then fit a profile over the chosen signals with cross-validation grouped by
+    claim (for precision, by chunk). With `compare`, the profile in use is judged on the same
+    rows too (which asks the model again when that profile uses it).
 
     Contexts longer than a chunk are cut as the scorer cuts them; a pair the engine could not
     judge is left out and counted.
@@ -47,9 +64,10 @@ def calibrate(
         raise ConfigurationError(f"unknown signal set {signals!r}; known: {', '.join(SIGNAL_SETS)}")
     chosen = SIGNAL_SETS[signals]
     built = scoring or spec.build()
-    scorer = built.scorers.get(RECALL)
-    if not isinstance(scorer, ContextRecallScorer):
-        raise ConfigurationError("calibration fits the context recall judge: add its scorer")
+    found = built.scorers.get(scorer_id)
+    if found is None:
+        raise ConfigurationError(f"the run spec has no {scorer_id} to calibrate")
+    scorer = cast(Judged, found)
     count = built.engine.count_tokens
     chunked = [
         LabelledPair(context=piece, claim=p.claim, label=p.label, group=p.group)
@@ -67,22 +85,40 @@ def calibrate(
     kept = [(p, v) for p, v in zip(chunked, values, strict=True) if not isinstance(v, Failed)]
     if not kept:
         raise DatasetError("no labelled pair could be judged")
-    setup = spec.scorer(RECALL).setup
+    setup = spec.scorer(scorer_id).setup
     profile = fit_profile(
         [p for p, _ in kept],
         [v for _, v in kept if not isinstance(v, Failed)],
         fingerprint=spec.model_fingerprint,
         prompt_version=setup.prompt_version,
-        scorer=RECALL,
+        scorer=scorer_id,
         signals=chosen,
         evidence_sentences=evidence if MODEL_SIGNAL in chosen else None,
         folds=folds,
         seed=seed,
         trained_on=trained_on,
     )
+    current = spec.scorer(scorer_id)
     return Calibration(
         profile=profile,
         claims=len({p.group for p in labelled}),
         pairs=len(kept),
         failed=len(chunked) - len(kept),
+        replaced=current,
+        replaced_auroc=profile_auroc(
+            Judge(built.engine, scorer.judge.question, current.setup.judge_profile),
+            [p for p, _ in kept],
+        )
+        if compare
+        else None,
     )
+
+
+def profile_auroc(judge: Judge, labelled: Sequence[LabelledPair]) -> float | None:
+    """How well `judge` separates the labelled claims (AUROC of each claim's best pair); None
+    when a pair cannot be judged or only one label is present."""
+    found = judge.assess([(p.context, p.claim) for p in labelled])
+    probabilities = [a.probability for a in found if not isinstance(a, Failed)]
+    if len(probabilities) != len(found):
+        return None
+    return claim_auroc(labelled, probabilities)

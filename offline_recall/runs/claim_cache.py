@@ -43,7 +43,8 @@ class ClaimCache:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), isolation_level=None)
+        # A Ray worker opens it in one thread and scores in another; SQLite serialises access.
+        self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
 from ..data.results import ItemRecord
@@ -10,6 +11,22 @@ from ..scorers.base import ScoreResult, ScorerRun
 from .spec import Scoring
 from .store import RunStore
 from .summary import windows
+
+
+class RunProgress(Protocol):
+    """Told how a run is going: rows done, and each scorer's stages inside a window."""
+
+    def rows(self, done: int) -> None: ...
+
+    def stage(self, scorer: str, stage: str, done: int, total: int) -> None: ...
+
+
+def watch(scoring: Scoring, progress: RunProgress) -> None:
+    """Have every scorer of `scoring` tell `progress` how its stages are going."""
+    for sid, scorer in scoring.scorers.items():
+        scorer.progress = lambda stage, done, total, sid=sid: progress.stage(
+            sid, stage, done, total
+        )
 
 
 def score_rows(
@@ -40,22 +57,23 @@ def score_into(
     dataset: Dataset,
     store: RunStore,
     spec_digest: str | None,
-    on_window: Callable[[int], None] | None = None,
+    progress: RunProgress | None = None,
 ) -> int:
     """Score the rows `store` does not hold yet, committing one window at a time.
 
-    `on_window` is called with the number of rows done so far (stored earlier ones included).
-    Returns the number of rows scored now.
+    `progress` is told the rows done so far (stored earlier ones included) after each window,
+    and each scorer's stages inside it. Returns the number of rows scored now.
     """
     done = store.done()
     pending = (r for r in dataset.rows() if r.line not in done)
     count = len(done)
-    if on_window is not None:
-        on_window(count)
+    if progress is not None:
+        watch(scoring, progress)
+        progress.rows(count)
     scored = 0
     for window in windows(pending, scoring.window):
         store.add(score_rows(scoring, window, spec_digest))
         scored += len(window)
-        if on_window is not None:
-            on_window(count + scored)
+        if progress is not None:
+            progress.rows(count + scored)
     return scored

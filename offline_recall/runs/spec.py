@@ -32,6 +32,10 @@ from ..scorers.setup import resolve_setup
 class EngineSpec(Frozen):
     name: str
     options: dict[str, Any] = Field(default_factory=dict, description="The engine's options")
+    served: dict[str, Any] | None = Field(
+        default=None,
+        description="What a model server said about the model it serves (server engines only)",
+    )
 
 
 class ScorerSpec(Frozen):
@@ -67,12 +71,15 @@ class RunSpec(Frozen):
         """The fields that can change a result, as JSON data; where a profile came from and
         how the model was named do not."""
         kind = engine_kind(self.engine.name)
+        engine: dict[str, Any] = {
+            "name": self.engine.name,
+            "options": kind.identity_options(kind.parse_options(self.engine.options)),
+        }
+        if self.engine.served is not None:
+            engine["served"] = self.engine.served
         return {
             "model_fingerprint": self.model_fingerprint,
-            "engine": {
-                "name": self.engine.name,
-                "options": kind.identity_options(kind.parse_options(self.engine.options)),
-            },
+            "engine": engine,
             "scorers": {s.id: s.setup.model_dump(mode="json") for s in self.scorers},
             "library_version": self.library_version,
             "engine_versions": self.engine_versions,
@@ -90,12 +97,22 @@ class RunSpec(Frozen):
         return describe_differences(self.identity(), other.identity())
 
     def load_manifest(self) -> ModelManifest:
+        """The model's manifest, refused when the model (or what a server serves) is no longer
+        the one the spec names."""
         manifest = load_manifest(self.model)
-        fingerprint = engine_kind(self.engine.name).fingerprint(manifest)
+        kind = engine_kind(self.engine.name)
+        options = kind.parse_options(self.engine.options)
+        fingerprint = kind.fingerprint(manifest, options)
         if fingerprint != self.model_fingerprint:
             raise ConfigurationError(
                 f"the model {self.model} is now {fingerprint}; the run used "
                 f"{self.model_fingerprint}: install the run's model"
+            )
+        served = kind.served(manifest, options)
+        if served != self.engine.served:
+            raise ConfigurationError(
+                f"the server now serves {_described(served)}; the run used "
+                f"{_described(self.engine.served)}: serve the run's model"
             )
         return manifest
 
@@ -129,6 +146,12 @@ class Scoring:
 
     def close(self) -> None:
         self.engine.close()
+
+
+def _described(served: dict[str, Any] | None) -> str:
+    if served is None:
+        return "nothing"
+    return ", ".join(f"{k} {v}" for k, v in served.items() if v is not None)
 
 
 DEPTH = 3
@@ -196,7 +219,7 @@ def resolve_spec(
     kind = engine_kind(engine)
     options = kind.parse_options(engine_options)
     manifest = load_manifest(model)
-    fingerprint = kind.fingerprint(manifest)
+    fingerprint = kind.fingerprint(manifest, options)
     specs = []
     for scorer_id in scorers:
         resolved = resolve_setup(
@@ -221,7 +244,11 @@ def resolve_spec(
     return RunSpec(
         model=str(model),
         model_fingerprint=fingerprint,
-        engine=EngineSpec(name=engine, options=options.model_dump(mode="json")),
+        engine=EngineSpec(
+            name=engine,
+            options=options.model_dump(mode="json"),
+            served=kind.served(manifest, options),
+        ),
         scorers=tuple(specs),
         library_version=__version__,
         engine_versions=installed_versions(kind.distributions),

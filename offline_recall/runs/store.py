@@ -144,22 +144,37 @@ class RunStore:
 
     def export(self, out: Path, fmt: OutputFormat, scorer_ids: list[str]) -> None:
         """Write every record to `out` in line order, atomically: a temp file renamed in place."""
-        out.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-        os.close(handle)
-        temp = Path(name)
+        write_records(out, fmt, scorer_ids, self.records())
+
+
+def write_records(
+    out: Path, fmt: OutputFormat, scorer_ids: list[str], records: Iterable[ItemRecord]
+) -> None:
+    """Write `records` to `out` as they come, atomically: a temp file renamed in place."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    os.close(handle)
+    temp = Path(name)
+    try:
+        writer = open_writer(temp, fmt, scorer_ids)
         try:
-            writer = open_writer(temp, fmt, scorer_ids)
-            try:
-                for record in self.records():
-                    writer.write(record)
-            finally:
-                writer.close()
-            with temp.open("rb") as f:
-                os.fsync(f.fileno())
-            temp.replace(out)
+            for record in records:
+                writer.write(record)
         finally:
-            temp.unlink(missing_ok=True)
+            writer.close()
+        with temp.open("rb") as f:
+            os.fsync(f.fileno())
+        temp.chmod(_user_mode())  # a private temporary file becomes an ordinary one
+        temp.replace(out)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _user_mode() -> int:
+    """The mode a file the user creates gets: read-write for all, less the user's umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_manifest(path: Path, manifest: RunManifest) -> None:

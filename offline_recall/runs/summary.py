@@ -24,7 +24,13 @@ def windows(items: Iterable[T], size: int) -> Iterator[list[T]]:
 class Summary(Frozen):
     """Aggregate of one scorer's results. Failed items are counted, never averaged in."""
 
-    mean: float | None = Field(description="Mean score of the items that scored; None if none did")
+    mean: float | None = Field(
+        description="Mean score of the items that scored (those without a ground truth score "
+        "0, as in the reference); None if none did"
+    )
+    mean_with_ground_truth: float | None = Field(
+        description="Mean score of the items that had a ground truth; None if none did"
+    )
     items: int
     scored: int
     failed: int
@@ -40,6 +46,7 @@ class Tally:
         # An exact sum: the mean does not depend on the order results arrive in.
         self._total = Fraction(0)
         self._scored = 0
+        self._total_with_truth = Fraction(0)
         self._by_status = dict.fromkeys(Status, 0)
         self._judged = 0
         self._positive = 0
@@ -49,14 +56,20 @@ class Tally:
         if result.score is not None:
             self._total += Fraction(result.score)
             self._scored += 1
+            if result.status is not Status.NO_GROUND_TRUTH:
+                self._total_with_truth += Fraction(result.score)
         judgments = result.judgments()
         self._judged += len(judgments)
         self._positive += sum(j.positive for j in judgments)
 
     def summary(self) -> Summary:
         scored = self._scored
+        with_truth = scored - self._by_status[Status.NO_GROUND_TRUTH]
         return Summary(
             mean=float(self._total / scored) if scored else None,
+            mean_with_ground_truth=float(self._total_with_truth / with_truth)
+            if with_truth
+            else None,
             items=sum(self._by_status.values()),
             scored=scored,
             failed=self._by_status[Status.ERROR],

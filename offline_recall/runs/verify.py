@@ -15,6 +15,7 @@ from ..engines.manifests import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from .manifest import RunManifest
 from .runner import score_rows
+from .shard_store import ShardFolder
 from .spec import installed_versions
 from .store import RunStore, default_store_path, manifest_path
 from .summary import windows
@@ -42,8 +43,13 @@ class VerifyReport(BaseModel):
 
 
 def recorded_run(run: Path) -> tuple[RunManifest, list[ItemRecord]]:
-    """The manifest and records of RUN: a result file (with its manifest) or a run store."""
-    if run.name.endswith(".run.sqlite"):
+    """The manifest and records of RUN: a result file (with its manifest), a run store, or a
+    Ray run's folder of shards."""
+    if run.is_dir():
+        folder = ShardFolder(run)
+        manifest = folder.manifest()
+        records = [r for index in sorted(folder.committed()) for r in folder.read(index)]
+    elif run.name.endswith(".run.sqlite"):
         with RunStore(run) as store:
             manifest = store.manifest()
             records = list(store.records())

@@ -6,10 +6,13 @@ The ids are the reference scorers' (Mastra's), so `result.scores[scorer.id]` rea
 from __future__ import annotations
 
 from ..errors import ConfigurationError
-from . import recall
+from . import precision, recall
 from .base import ScoreResult, ScorerKind
 
-SCORERS: dict[str, ScorerKind] = {kind.id: kind for kind in (recall.KIND,)}
+SCORERS: dict[str, ScorerKind] = {
+    recall.KIND.id: recall.KIND,
+    precision.KIND.id: precision.KIND,
+}
 
 
 def scorer_kind(scorer_id: str) -> ScorerKind:

@@ -61,6 +61,9 @@ class Judgment(Frozen):
     positive: bool = Field(description="Supported (recall) or relevant (precision)")
     probability: float
     chunk_index: int | None = Field(description="The context chunk the verdict points at")
+    of_chunk: bool = Field(
+        default=False, description="The verdict is about the chunk itself (its relevance)"
+    )
 
 
 class ScoreResult(Frozen):
@@ -81,13 +84,19 @@ class ScoreResult(Frozen):
         return []
 
 
+Progress = Callable[[str, int, int], None]
+"""Told how a batch is going, stage by stage: (what is being done, done so far, total)."""
+
+
 @runtime_checkable
 class Scorer(Protocol):
-    """Scores runs: one at a time, or many in one pass over the engine."""
+    """Scores runs: one at a time, or many in one pass over the engine. `progress`, when set,
+    is told how each batch's stages are going."""
 
     id: str
     name: str
     description: str
+    progress: Progress | None
 
     def run(self, run: ScorerRun | Mapping[str, Any]) -> ScoreResult: ...
 
@@ -129,6 +138,8 @@ class ScorerKind:
     """The data file of a prompt version, as it is recorded in a run's manifest."""
     arrow_fields: Callable[[], list[tuple[str, Any]]]
     """The Arrow types of the fields its result adds (for Parquet result files)."""
+    labelled_statement: Callable[[Mapping[str, Any]], str]
+    """What a labelled row's context is judged against, for calibration (see labelled.py)."""
 
 
 def round_half_up(value: float) -> float:

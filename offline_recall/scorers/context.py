@@ -107,12 +107,12 @@ def is_agent_shaped(run: ScorerRun) -> bool:
     return is_agent_input(run.input) and is_agent_output(run.output)
 
 
-def resolve_context(options: ContextOptions | None, run: ScorerRun) -> list[Chunk]:
-    """The run's context chunks, each with its position in the list it came from.
+def context_texts(options: ContextOptions | None, run: ScorerRun) -> list[str]:
+    """The run's context chunks in retrieved order, control characters replaced, blank ones
+    kept.
 
     A run that carries its own context uses it. Otherwise the extractor wins when it is the
     only source, or when both are given and the run is agent-shaped; else the static context.
-    Blank chunks are left out; the others keep their positions.
     """
     chunks: Sequence[Any]
     if run.context is not None:
@@ -134,8 +134,12 @@ def resolve_context(options: ContextOptions | None, run: ScorerRun) -> list[Chun
         raise ConfigurationError(
             f"context chunks must be strings, got {', '.join(sorted(set(bad)))}"
         )
-    cleaned = (Chunk(i, clean_text(c)) for i, c in enumerate(chunks))
-    return [c for c in cleaned if c.text.strip()]
+    return [clean_text(c) for c in chunks]
+
+
+def resolve_context(options: ContextOptions | None, run: ScorerRun) -> list[Chunk]:
+    """The run's non-blank context chunks, each with its position in the list it came from."""
+    return [Chunk(i, c) for i, c in enumerate(context_texts(options, run)) if c.strip()]
 
 
 def ground_truth_text(value: Any) -> str | None:
@@ -156,3 +160,59 @@ def ground_truth_text(value: Any) -> str | None:
     if isinstance(value, list | dict | tuple) and len(value) == 0:
         return None
     return clean_text(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _message_text(message: Any) -> str | None:
+    """A chat message's text: its content as text, or its last text part."""
+    content = message.get("content") if isinstance(message, Mapping) else message
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Mapping):
+        for key in ("content", "text"):
+            if isinstance(content.get(key), str) and content[key]:
+                return str(content[key])
+        content = content.get("parts")
+    if isinstance(content, list):
+        texts = [p["text"] for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+        return str(texts[-1]) if texts else None
+    return None
+
+
+def _role_text(messages: Any, role: str) -> str | None:
+    if not isinstance(messages, list):
+        return None
+    found = next((m for m in messages if isinstance(m, Mapping) and m.get("role") == role), None)
+    return None if found is None else _message_text(found)
+
+
+def question_text(value: Any) -> str | None:
+    """The user's question in a run's input, as the reference reads it: the input as text,
+    else the first user message (agent input or a message list), else a prompt or text."""
+    if isinstance(value, str):
+        return clean_text(value) if value.strip() else None
+    if not isinstance(value, Mapping):
+        return None
+    for found in (
+        _role_text(_key(value, "inputMessages", "input_messages"), "user"),
+        _role_text(value.get("messages"), "user"),
+        *(value.get(k) for k in ("prompt", "text", "input")),
+    ):
+        if isinstance(found, str) and found.strip():
+            return clean_text(found)
+    return None
+
+
+def answer_text(value: Any) -> str | None:
+    """The answer in a run's output, as the reference reads it: the output as text, else the
+    first assistant message of a message list, else its text or content."""
+    if isinstance(value, str):
+        found: str | None = value
+    elif isinstance(value, list):
+        found = _role_text(value, "assistant")
+    elif isinstance(value, Mapping) and value.get("role", "assistant") == "assistant":
+        found = _message_text(value) or (
+            value.get("text") if isinstance(value.get("text"), str) else None
+        )
+    else:
+        found = None
+    return clean_text(found) if found is not None and found.strip() else None

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from ...engines import Engine, create_engine
 from ...engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
+from ...judging.labelled import claim_statement
 from ...judging.profile import JudgeProfile
 from ..base import ScorerKind, ScorerSetup
 from ..context import ContextOptions
@@ -47,7 +48,7 @@ def _arrow_fields() -> list[tuple[str, Any]]:
             ("chunk_index", pa.int64()),
         ]
     )
-    return [("verdicts", pa.list_(verdict))]
+    return [("verdicts", pa.list_(verdict)), ("expected_recall", pa.float64())]
 
 
 KIND = ScorerKind(
@@ -63,6 +64,7 @@ KIND = ScorerKind(
     build=_build,
     prompt_file=prompt_file,
     arrow_fields=_arrow_fields,
+    labelled_statement=claim_statement,
 )
 
 

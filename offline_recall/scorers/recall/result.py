@@ -35,6 +35,11 @@ class RecallResult(ScoreResult):
     """Context recall of one run: the share of its ground-truth claims the context supports."""
 
     verdicts: tuple[ClaimVerdict, ...] = ()
+    expected_recall: float | None = Field(
+        default=None,
+        description="The mean of the claims' probabilities, times scale: the recall the judge "
+        "expects, where the score counts decided verdicts; None without claims",
+    )
 
     @property
     def claims(self) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..base import round_half_up
@@ -14,6 +15,15 @@ def recall_score(verdicts: Sequence[ClaimVerdict], scale: float) -> float:
         return 0.0
     supported = sum(v.supported for v in verdicts)
     return round_half_up(min(1.0, supported / len(verdicts)) * scale)
+
+
+def expected_recall(verdicts: Sequence[ClaimVerdict], scale: float) -> float | None:
+    """The mean of the claims' probabilities, times scale, at six decimals; None for no
+    claims. Where the score counts each claim as in or out at the threshold, this keeps how
+    sure the judge is, so it moves with partial support rather than in steps."""
+    if not verdicts:
+        return None
+    return round(math.fsum(v.probability for v in verdicts) / len(verdicts) * scale, 6)
 
 
 def _quote(verdict: ClaimVerdict) -> str:

@@ -9,16 +9,22 @@ from typing import Any, Protocol
 
 from ..._version import __version__
 from ...engines import Engine, Failed
-from ...errors import OfflineRecallError
 from ...judging.judge import Assessment, Judge, Pair, Question
-from ...text import pack
-from ..base import ScorerRun, ScorerSetup, Status
+from ...text import pack, split_sentences
+from ..base import Progress, ScorerRun, ScorerSetup, Status
+from ..batch import isolated, stage
 from ..context import Chunk, ContextOptions, ground_truth_text, resolve_context
 from ..memo import Memo
 from .claims import claim_list_type, dedupe_claims, parse_claims, settle_claims
 from .prompts import PromptSet, load_prompts
 from .result import ClaimVerdict, RecallResult
-from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, explain, recall_score
+from .score import (
+    NO_CLAIMS_REASON,
+    NO_GROUND_TRUTH_REASON,
+    expected_recall,
+    explain,
+    recall_score,
+)
 
 ID = "context-recall-scorer"
 NAME = "Context Recall Scorer"
@@ -70,6 +76,7 @@ class ContextRecallScorer:
         self.options = options
         self.setup = setup
         self.claim_cache = claim_cache
+        self.progress: Progress | None = None
         self.prompts: PromptSet = load_prompts(setup.prompt_version)
         question = Question(
             self.prompts.judge_prompt, self.prompts.judge.yes, self.prompts.judge.no
@@ -120,25 +127,9 @@ class ContextRecallScorer:
         return self.run_many([run])[0]
 
     def run_many(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> list[RecallResult]:
-        """Score many runs in one pass over the engine; one run's failure is its own result.
-
-        If the engine fails on the batch as a whole, the runs are scored one at a time, so
-        that only a run that breaks it alone is recorded as an error.
-        """
-        try:
-            return self._score_batch(runs)
-        except OfflineRecallError:
-            raise
-        except Exception:
-            return [self._score_alone(r) for r in runs]
-
-    def _score_alone(self, run: ScorerRun | Mapping[str, Any]) -> RecallResult:
-        try:
-            return self._score_batch([run])[0]
-        except OfflineRecallError:
-            raise
-        except Exception as e:
-            return self.error_result(f"{type(e).__name__}: {e}")
+        """Score many runs in one pass over the engine; one run's failure is its own result
+        (see `isolated`)."""
+        return isolated(runs, self._score_batch, self.error_result)
 
     def error_result(self, message: str) -> RecallResult:
         """The result of a run that could not be scored: no score, the reason stated."""
@@ -163,7 +154,7 @@ class ContextRecallScorer:
                 for claim in claims[i]
             )
         )
-        assessed = self._verdicts.lookup(pairs, self.judge.assess)
+        assessed = self._verdicts.lookup(pairs, self._judge)
         self._verdicts.forget(p for p, a in assessed.items() if isinstance(a, Failed))
 
         results: list[RecallResult] = []
@@ -191,10 +182,16 @@ class ContextRecallScorer:
             known.update(fresh)
         return [known[t] for t in texts]
 
+    def _judge(self, pairs: list[Pair]) -> list[Assessment | Failed]:
+        return self.judge.assess(pairs, done=stage(self.progress, "verdicts judged", len(pairs)))
+
     def _extract_fresh(self, texts: list[str]) -> list[list[str] | Failed]:
+        if self.prompts.extract.per_sentence:
+            return self._extract_by_sentence(texts)
         limit = self.setup.max_new_tokens
         prompts = [self.prompts.extract_prompt(t) for t in texts]
-        raw = self.engine.generate_json(prompts, self._claims_type, limit)
+        done = stage(self.progress, "ground truths extracted", len(texts))
+        raw = self.engine.generate_json(prompts, self._claims_type, limit, done=done)
         rules = self.prompts.extract
         return [
             r
@@ -202,6 +199,35 @@ class ContextRecallScorer:
             else settle_claims(t, parse_claims(r, self._claims_type, limit), rules)
             for t, r in zip(texts, raw, strict=True)
         ]
+
+    def _extract_by_sentence(self, texts: list[str]) -> list[list[str] | Failed]:
+        """Each text's claims, sentence by sentence: every sentence of the batch is one short,
+        bounded generation, sent together, so that no long answer holds the batch back; the
+        rules are applied to each sentence's claims, grounded in the whole text."""
+        rules = self.prompts.extract
+        limit = rules.sentence_tokens or self.setup.max_new_tokens
+        claims_type = claim_list_type(rules.sentence_claims or self.setup.max_items)
+        sentences = {t: split_sentences(t) or [t] for t in texts}
+        units = list(dict.fromkeys(s for t in texts for s in sentences[t]))
+        prompts = [self.prompts.extract_prompt(s) for s in units]
+        done = stage(self.progress, "sentences extracted", len(units))
+        raw = self.engine.generate_json(prompts, claims_type, limit, done=done)
+        parsed = {
+            s: r if isinstance(r, Failed) else parse_claims(r, claims_type, limit)
+            for s, r in zip(units, raw, strict=True)
+        }
+        out: list[list[str] | Failed] = []
+        for text in texts:
+            found: list[str] = []
+            for sentence in sentences[text]:
+                settled = settle_claims(sentence, parsed[sentence], rules, source=text)
+                if isinstance(settled, Failed):
+                    out.append(settled)
+                    break
+                found += settled
+            else:
+                out.append(found)
+        return out
 
     @staticmethod
     def _claims(item: _Item, extracted: dict[str, list[str] | Failed]) -> list[str] | Failed:
@@ -245,7 +271,13 @@ class ContextRecallScorer:
         if not verdicts:
             return self._result(0.0, NO_CLAIMS_REASON, Status.NO_CLAIMS)
         score = recall_score(verdicts, self.scale)
-        return self._result(score, explain(verdicts, score), Status.OK, verdicts=tuple(verdicts))
+        return self._result(
+            score,
+            explain(verdicts, score),
+            Status.OK,
+            verdicts=tuple(verdicts),
+            expected=expected_recall(verdicts, self.scale),
+        )
 
     def _verdict(
         self, claim: str, chunks: list[Chunk], assessed: dict[Pair, Assessment | Failed]
@@ -274,6 +306,7 @@ class ContextRecallScorer:
         *,
         error: str | None = None,
         verdicts: tuple[ClaimVerdict, ...] = (),
+        expected: float | None = None,
     ) -> RecallResult:
         return RecallResult(
             scorer=self.id,
@@ -282,6 +315,7 @@ class ContextRecallScorer:
             status=status,
             error=error,
             verdicts=verdicts,
+            expected_recall=expected,
             model_fingerprint=self.engine.identity.fingerprint,
             prompt_version=self.setup.prompt_version,
             judge_profile=self.setup.judge_profile.digest,

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from functools import cache
-from importlib import resources
 from string import Template
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ....engines import Message, Prompt
 from ....errors import ConfigurationError
+from ... import prompting
 
-_DELIMITER = re.compile(r"<(\s*/?\s*)(context|claim)(\s*)>", re.IGNORECASE)
+TAGS = ("context", "claim")
+"""The delimiters of the judge prompt; texts are fenced so they cannot close them."""
 
 
 def _fenced(text: str) -> str:
-    """`text` with the prompt's own delimiter tags defused, so it cannot close its block.
-
-    `</context>` inside a context becomes `\u2039/context\u203a` (single angle quotes):
-    readable, but not the delimiter.
-    """
-    return _DELIMITER.sub(lambda m: f"\u2039{m.group(1)}{m.group(2)}{m.group(3)}\u203a", text)
+    return prompting.fenced(text, TAGS)
 
 
 class ExtractPrompt(BaseModel):
@@ -49,6 +44,21 @@ class ExtractPrompt(BaseModel):
         le=1.0,
         description="Add a sentence of the text as a claim when less than this share of its "
         "content words appear in the extracted claims",
+    )
+    drop_invented: bool = Field(
+        default=False,
+        description="Drop a claim that holds a number or a name its text does not",
+    )
+    per_sentence: bool = Field(
+        default=False,
+        description="Ask for each sentence's claims on its own (every sentence of a batch at "
+        "once), the rules applied against that sentence",
+    )
+    sentence_tokens: int | None = Field(
+        default=None, gt=0, description="With per_sentence: the bound on one sentence's answer"
+    )
+    sentence_claims: int | None = Field(
+        default=None, gt=0, description="With per_sentence: the most claims of one sentence"
     )
 
 
@@ -109,20 +119,12 @@ class PromptSet(BaseModel):
 
 
 def available_versions() -> list[str]:
-    return sorted(
-        f.name.removesuffix(".toml")
-        for f in resources.files(__name__).iterdir()
-        if f.name.endswith(".toml")
-    )
+    return prompting.versions(__name__)
 
 
 def prompt_file(version: str) -> bytes:
     """The data file of prompt set `version`, as stored."""
-    source = resources.files(__name__).joinpath(f"{version}.toml")
-    if not source.is_file():
-        known = ", ".join(available_versions())
-        raise ConfigurationError(f"unknown prompt version {version!r}; known: {known}")
-    return source.read_bytes()
+    return prompting.prompt_file(__name__, version)
 
 
 @cache

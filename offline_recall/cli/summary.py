@@ -1,0 +1,137 @@
+"""What `score` prints: the judge profile that decides, the summary per scorer, the items,
+and whether a CI gate passes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.table import Table
+
+from ..data.results import ItemRecord
+from ..judging.profile import ProfileOrigin
+from ..runs.spec import RunSpec, ScorerSpec
+from ..runs.summary import Summary
+from ..scorers import scorer_kind
+from ..scorers.base import Status
+
+
+def profile_line(scorer: ScorerSpec) -> str:
+    """Which judge profile decides a scorer's verdicts: where it came from, its digest, and
+    how it did when it was cross-validated."""
+    profile = scorer.setup.judge_profile
+    where = scorer.profile_origin.value
+    if scorer.profile_path is not None:
+        where += f" ({scorer.profile_path})"
+    if scorer.profile_origin is ProfileOrigin.THRESHOLD:
+        return (
+            f"{scorer.id}: judge profile {where}: P(yes) >= {profile.threshold:g}, "
+            f"not calibrated [{profile.digest}]"
+        )
+    checked = profile.cross_validated
+    numbers = (
+        "not cross-validated"
+        if checked is None
+        else f"cross-validated AUROC {checked.auroc:.3f} (word overlap "
+        f"{checked.baseline_auroc:.3f}) over {profile.rows} pairs"
+    )
+    return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}"
+
+
+def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
+    kind = scorer_kind(scorer_id)
+    setup = spec.scorer(scorer_id).setup
+    table = Table(title=kind.name, show_header=False)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    rows = [
+        (f"mean {kind.measure}", _mean(summary)),
+        ("items", str(summary.items)),
+        ("ok", str(summary.by_status[Status.OK])),
+        ("no ground truth", str(summary.by_status[Status.NO_GROUND_TRUTH])),
+        (f"no {kind.unit}", str(summary.by_status[Status.NO_CLAIMS])),
+        ("no context", str(summary.by_status[Status.NO_CONTEXT])),
+        ("failed", str(summary.failed)),
+        (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
+        ("time", f"{seconds:.1f} s"),
+        ("model", spec.model_fingerprint),
+        ("prompt version", setup.prompt_version),
+    ]
+    missing = summary.by_status[Status.NO_GROUND_TRUTH]
+    if missing and summary.mean_with_ground_truth is not None:
+        rows.insert(
+            1,
+            (
+                f"mean {kind.measure}, items with ground truth",
+                f"{summary.mean_with_ground_truth:.4f}",
+            ),
+        )
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def _mean(summary: Summary) -> str:
+    return "n/a (no item scored)" if summary.mean is None else f"{summary.mean:.4f}"
+
+
+def missing_truth_line(scorer_id: str, summary: Summary) -> str | None:
+    """What the mean is over when items had no ground truth (they score 0, as in the
+    reference, which RAGAS users may not expect); None when every item had one."""
+    missing = summary.by_status[Status.NO_GROUND_TRUTH]
+    if not missing or summary.mean is None:
+        return None
+    measure = scorer_kind(scorer_id).measure
+    with_truth = summary.scored - missing
+    line = (
+        f"mean {measure} over {summary.scored} items, {missing} without ground truth scored 0: "
+        f"{summary.mean:.4f}"
+    )
+    if summary.mean_with_ground_truth is not None:
+        line += f"; mean over the {with_truth} with one: {summary.mean_with_ground_truth:.4f}"
+    return line
+
+
+def items_table(records: Sequence[ItemRecord]) -> Table:
+    table = Table(title="Items")
+    table.add_column("line", justify="right")
+    table.add_column("id")
+    table.add_column("scorer")
+    table.add_column("status")
+    table.add_column("score", justify="right")
+    table.add_column("positive", justify="right")
+    table.add_column("negative verdicts or error", overflow="fold")
+    for r in records:
+        for sid, result in r.results.items():
+            judgments = result.judgments()
+            negative = "; ".join(j.text for j in judgments if not j.positive)
+            table.add_row(
+                str(r.line),
+                "" if r.id is None else str(r.id),
+                scorer_kind(sid).measure,
+                result.status.value,
+                "n/a" if result.score is None else f"{result.score:.2f}",
+                f"{sum(j.positive for j in judgments)}/{len(judgments)}",
+                result.error or negative,
+            )
+    return table
+
+
+def gate_failure(
+    summaries: Mapping[str, Summary], gates: Mapping[str, float], max_failed: int | None
+) -> str | None:
+    """Why a CI gate fails: a mean under its --fail-under, or more failed rows than allowed;
+    None when it passes."""
+    for sid, gate in gates.items():
+        summary = summaries.get(sid)
+        mean = None if summary is None else summary.mean
+        if mean is None or mean < gate:
+            shown = "none: no item scored" if mean is None else f"{mean:.4f}"
+            return f"mean {scorer_kind(sid).measure} {shown} is under --fail-under {gate} ({sid})"
+    if max_failed is not None:
+        failed = max((s.failed for s in summaries.values()), default=0)
+        if failed > max_failed:
+            return (
+                f"{failed} rows failed, more than --max-failed {max_failed}; their errors are in "
+                "the results (status error)"
+            )
+    return None

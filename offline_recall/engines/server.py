@@ -1,0 +1,201 @@
+"""Requests to a model server over HTTP: concurrent, bounded, retried, and failures as values.
+
+Only the given base URL is contacted, never through a proxy from the environment. A request
+that fails for good becomes that prompt's `Failed`; a server that cannot be reached at all
+stops the run with `ServerUnavailable` (the run store keeps what was scored, and the same
+command resumes once the server is back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..errors import ConfigurationError, OfflineRecallError
+from .base import Done, Failed
+
+if TYPE_CHECKING:
+    import httpx
+
+T = TypeVar("T")
+BACKOFF = 0.5
+"""Seconds before the first retry; each later retry waits twice as long."""
+
+
+class ServerUnavailable(OfflineRecallError):
+    """The model server cannot be reached: nothing more can be scored until it is back."""
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` to its end from synchronous code, even under a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _connection_lost(error: Exception) -> bool:
+    """Whether `error` means the server is gone rather than slow on one request."""
+    import httpx
+
+    return isinstance(error, httpx.ConnectError | httpx.RemoteProtocolError | httpx.ReadError)
+
+
+@dataclass(frozen=True)
+class Server:
+    """An OpenAI-compatible server at `base_url` (ending in `/v1`)."""
+
+    base_url: str
+    timeout: float = 600.0
+    retries: int = 4
+    concurrency: int = 64
+    api_key: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def at(
+        cls,
+        base_url: str,
+        *,
+        api_key_env: str | None = None,
+        timeout: float = 600.0,
+        retries: int = 4,
+        concurrency: int = 64,
+    ) -> Server:
+        """The server, with its API key read from the environment variable `api_key_env`."""
+        key = None
+        if api_key_env is not None:
+            key = os.environ.get(api_key_env)
+            if not key:
+                raise ConfigurationError(
+                    f"the environment variable {api_key_env} (api_key_env) is not set; "
+                    "export the server's API key in it"
+                )
+        return cls(base_url.rstrip("/"), timeout, retries, concurrency, key)
+
+    def _headers(self) -> dict[str, str]:
+        return {} if self.api_key is None else {"Authorization": f"Bearer {self.api_key}"}
+
+    def unreachable(self, error: Exception) -> ServerUnavailable:
+        reason = _one_line(str(error)) or type(error).__name__
+        return ServerUnavailable(
+            f"cannot reach the model server at {self.base_url} ({reason}); start it or check "
+            "--base-url, then run the same command again"
+        )
+
+    def get(self, path: str) -> dict[str, Any]:
+        """A GET answered with a JSON object; anything else is one error that says why."""
+        import httpx
+
+        try:
+            with httpx.Client(timeout=self.timeout, trust_env=False) as client:
+                response = client.get(self.base_url + path, headers=self._headers())
+        except httpx.TransportError as e:
+            raise self.unreachable(e) from e
+        if response.status_code in (401, 403):
+            raise ConfigurationError(
+                f"the model server at {self.base_url} refused the request "
+                f"({response.status_code}); give its API key with --api-key-env VAR"
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if response.status_code != 200 or not isinstance(body, dict):
+            raise ConfigurationError(
+                f"the model server at {self.base_url} answered {response.status_code} to GET "
+                f"{path}: {_one_line(response.text)}; is it an OpenAI-compatible server?"
+            )
+        return body
+
+    def post_all(
+        self, path: str, bodies: Sequence[dict[str, Any]], done: Done | None = None
+    ) -> list[dict[str, Any] | Failed]:
+        """Each body POSTed, at most `concurrency` at a time; each answer in order."""
+        return self.post_waves(path, [bodies], done)[0]
+
+    def post_waves(
+        self, path: str, waves: Sequence[Sequence[dict[str, Any]]], done: Done | None = None
+    ) -> list[list[dict[str, Any] | Failed]]:
+        """Each wave's bodies POSTed concurrently, a wave only after the one before is done
+        (so that a prompt head computed in one wave is in the server's cache for the next)."""
+        return _run(self._waves(path, [list(w) for w in waves], done))
+
+    async def _waves(
+        self, path: str, waves: list[list[dict[str, Any]]], done: Done | None
+    ) -> list[list[dict[str, Any] | Failed]]:
+        return [await self._post_all(path, wave, done) if wave else [] for wave in waves]
+
+    async def _post_all(
+        self, path: str, bodies: list[dict[str, Any]], done: Done | None
+    ) -> list[dict[str, Any] | Failed]:
+        import httpx
+
+        limits = httpx.Limits(
+            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
+        )
+        gate = asyncio.Semaphore(self.concurrency)
+        async with httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=self._headers(),
+            timeout=self.timeout,
+            limits=limits,
+            trust_env=False,
+        ) as client:
+
+            async def one(body: dict[str, Any]) -> dict[str, Any] | Failed:
+                async with gate:
+                    answer = await self._post(client, path, body)
+                if done is not None:
+                    done(1)
+                return answer
+
+            try:
+                async with asyncio.TaskGroup() as group:
+                    tasks = [group.create_task(one(body)) for body in bodies]
+            except* ServerUnavailable as lost:
+                raise lost.exceptions[0] from None
+        return [task.result() for task in tasks]
+
+    async def _post(
+        self, client: httpx.AsyncClient, path: str, body: dict[str, Any]
+    ) -> dict[str, Any] | Failed:
+        """One request, retried with backoff on connection errors, timeouts, 429 and 5xx."""
+        import httpx
+
+        last: str = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                await asyncio.sleep(BACKOFF * 2 ** (attempt - 1))
+            try:
+                response = await client.post(path, json=body)
+            except httpx.TransportError as e:
+                if attempt == self.retries and _connection_lost(e):
+                    raise self.unreachable(e) from e
+                last = f"{type(e).__name__}: {_one_line(str(e))}".rstrip(": ")
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                last = f"the server answered {response.status_code}: {_one_line(response.text)}"
+                continue
+            if response.status_code >= 400:
+                return Failed(
+                    f"the server answered {response.status_code}: {_one_line(response.text)}"
+                )
+            try:
+                answer = response.json()
+            except ValueError:
+                return Failed(f"malformed response from the server: {_one_line(response.text)}")
+            if not isinstance(answer, dict):
+                return Failed(f"malformed response from the server: {_one_line(response.text)}")
+            return answer
+        return Failed(f"{last} (after {self.retries} retries)")

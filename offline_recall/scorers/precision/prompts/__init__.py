@@ -1,0 +1,94 @@
+"""Context precision's versioned prompt sets, stored as data files beside this module."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from string import Template
+
+from pydantic import BaseModel, ConfigDict
+
+from ....engines import Message, Prompt
+from ....errors import ConfigurationError
+from ... import prompting
+
+TAGS = ("question", "answer", "passage")
+"""The delimiters of the relevance prompt; texts are fenced so they cannot close them."""
+
+
+SEPARATOR = "\x1f"
+"""Between the question and the answer in a statement: a control character, which no cleaned
+text holds, and which word-based signals pass over."""
+
+
+def target(question: str | None, answer: str) -> str:
+    """What a chunk is judged against, the "statement" of a judged pair: the question (when
+    the run has one) and the expected answer."""
+    return f"{question or ''}{SEPARATOR}{answer}"
+
+
+def _parts(statement: str) -> tuple[str, str]:
+    question, _, answer = statement.partition(SEPARATOR)
+    return question, answer
+
+
+class RelevancePrompt(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    user: str
+    yes: str
+    no: str
+
+
+class PromptSet(BaseModel):
+    """The prompts context precision drives a model with; `version` travels with every result."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    judge: RelevancePrompt
+
+    def _fill(self, template: str, question: str, answer: str, chunk: str) -> str:
+        return Template(template).safe_substitute(
+            question=prompting.fenced(question or "(none given)", TAGS),
+            answer=prompting.fenced(answer, TAGS),
+            chunk=prompting.fenced(chunk, TAGS),
+        )
+
+    def judge_messages(self, chunk: str, statement: str) -> list[Message]:
+        """Chat messages asking whether `chunk` helps arrive at the expected answer."""
+        question, answer = _parts(statement)
+        return [
+            {"role": "system", "content": self.judge.system},
+            {"role": "user", "content": self._fill(self.judge.user, question, answer, chunk)},
+        ]
+
+    def judge_prompt(self, chunk: str, statement: str) -> Prompt:
+        """The yes/no prompt for one chunk; its question-and-answer head is shared by all the
+        chunks retrieved for that question."""
+        question, answer = _parts(statement)
+        head = self._fill(self.judge.user.split("$chunk")[0], question, answer, "")
+        return Prompt(
+            messages=tuple(self.judge_messages(chunk, statement)),
+            shared=head,
+            fields=(chunk, f"{question}\n{answer}"),
+        )
+
+
+def available_versions() -> list[str]:
+    return prompting.versions(__name__)
+
+
+def prompt_file(version: str) -> bytes:
+    """The data file of prompt set `version`, as stored."""
+    return prompting.prompt_file(__name__, version)
+
+
+@cache
+def load_prompts(version: str) -> PromptSet:
+    """The prompt set stored as `<version>.toml`; an unknown version lists the known ones."""
+    prompts = PromptSet.model_validate(tomllib.loads(prompt_file(version).decode("utf-8")))
+    if prompts.version != version:
+        raise ConfigurationError(f"{version}.toml declares version {prompts.version!r}")
+    return prompts

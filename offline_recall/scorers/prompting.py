@@ -1,0 +1,45 @@
+"""What every scorer's prompts share: versioned data files beside the scorer's prompts module,
+and texts fenced so that they cannot close the block that holds them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+
+from ..errors import ConfigurationError
+
+
+@cache
+def _delimiters(tags: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(rf"<(\s*/?\s*)({'|'.join(map(re.escape, tags))})(\s*)>", re.IGNORECASE)
+
+
+def fenced(text: str, tags: Sequence[str]) -> str:
+    """`text` with the prompt's own delimiter tags defused, so it cannot close its block.
+
+    `</context>` inside a context becomes `\u2039/context\u203a` (single angle quotes):
+    readable, but not the delimiter.
+    """
+    return _delimiters(tuple(tags)).sub(
+        lambda m: f"\u2039{m.group(1)}{m.group(2)}{m.group(3)}\u203a", text
+    )
+
+
+def versions(package: str) -> list[str]:
+    """The prompt versions stored in `package` (one `<version>.toml` each)."""
+    return sorted(
+        f.name.removesuffix(".toml")
+        for f in resources.files(package).iterdir()
+        if f.name.endswith(".toml")
+    )
+
+
+def prompt_file(package: str, version: str) -> bytes:
+    """The data file of prompt set `version` in `package`; an unknown version lists the known."""
+    source = resources.files(package).joinpath(f"{version}.toml")
+    if not source.is_file():
+        known = ", ".join(versions(package))
+        raise ConfigurationError(f"unknown prompt version {version!r}; known: {known}")
+    return source.read_bytes()

