@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
@@ -34,6 +35,10 @@ class TransformersEngine(PinnedEngine):
     """Runs a pinned model with transformers on CPU (or a GPU, `device="cuda"`)."""
 
     def __init__(self, manifest: ModelManifest, options: TransformersOptions | None = None) -> None:
+        # OpenMP threads that wait for each other by spinning fight any other busy process
+        # for the cores; sleeping instead costs nothing on a quiet machine and keeps a loaded
+        # one from slowing twofold (benchmarks/threads.py). It only takes before torch starts.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import outlines
             import torch
