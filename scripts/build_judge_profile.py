@@ -6,8 +6,8 @@ Calibrates one profile per signal set on every labelled (claim, context) pair, a
 `offline-recall calibrate --signals SET` does: the model's P(yes) on the pair's best evidence
 sentences (for the sets that use the model) and the lexical signals, fitted with grouped
 5-fold cross-validation. Prints the cross-validated numbers beside word overlap. The profile
-with the best cross-validated AUROC is written to models/NAME.judge.json, with its training
-data and seed recorded in it. Data: WiCE dev oracle chunks (`../shared/data`).
+with the best cross-validated AUROC is written to models/NAME.PROMPT.judge.json, with its
+training data and seed recorded in it. Data: WiCE dev oracle chunks (`../shared/data`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ def main() -> None:
     parser.add_argument("--backend", choices=list(ENGINES), default="vllm", help="the engine")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="count claims at this threshold instead of the one that maximises balanced "
+        "accuracy (chosen by the end-to-end objective: benchmarks/threshold_sweep.py)",
+    )
     args = parser.parse_args()
 
     spec = resolve_spec(args.model, engine=args.backend)
@@ -92,8 +99,19 @@ def main() -> None:
         return checked.auroc if checked else 0.0
 
     best = max(found, key=auroc)
-    out = args.out or ROOT / "models" / f"{spec.load_manifest().name}.judge.json"
-    save_profile(found[best].profile, out)
+    profile = found[best].profile
+    if args.threshold is not None:
+        profile = profile.model_copy(
+            update={
+                "threshold": args.threshold,
+                "trained_on": f"{profile.trained_on}; threshold {args.threshold} chosen by the "
+                f"end-to-end objective on dev (balanced accuracy's: {profile.threshold:.3f})",
+            }
+        )
+    manifest = spec.load_manifest()
+    name = f"{manifest.name}.{manifest.prompt_version}.judge.json"
+    out = args.out or ROOT / "models" / name
+    save_profile(profile, out)
     print(f"shipped: {best} -> {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 

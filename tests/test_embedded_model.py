@@ -79,7 +79,7 @@ def test_the_same_input_scored_twice_is_identical(embedded: Engine) -> None:
     assert first.score is not None and 0 <= first.score <= 1
     assert len(first.verdicts) == len(first.claims) >= 1
     assert first.model_fingerprint == load_manifest().fingerprint
-    assert first.prompt_version == load_manifest().prompt_version == "v2"
+    assert first.prompt_version == load_manifest().prompt_version == "v3"
 
 
 def test_budgets_leave_room_for_the_prompt(embedded: Engine) -> None:

@@ -25,7 +25,7 @@ class Slow(FakeEngine):
         return super().answer_probabilities(prompts, answers, done=done)
 
 ENGINES["fake"] = dataclasses.replace(
-    ENGINES["fake"], factory=lambda manifest, options: Slow(prompt_version="v2", record_calls=False)
+    ENGINES["fake"], factory=lambda manifest, options: Slow(prompt_version="v3", record_calls=False)
 )
 main(sys.argv[1:], prog_name="offline-recall")
 """
