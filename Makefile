@@ -59,12 +59,13 @@ lint: setup
 	$(BIN)/ruff format --check offline_recall tests benchmarks scripts
 	$(BIN)/mypy
 
-# offline-recall side by side with RAGAS, DeepEval and Mastra on the embedded model (a vLLM
-# server on loopback for the peers). The peers go into their own environments, never this one:
-# a venv in benchmarks/peers/.venv, and node_modules (with Node 22 from npm) under mastra/.
+# offline-recall side by side with RAGAS, DeepEval and Mastra on the embedded model, context
+# recall and context precision, every system through one vLLM server on loopback (offline-recall
+# also in process). The peers go into their own environments, never this one: a venv in
+# benchmarks/peers/.venv, and node_modules (with Node 22 from npm) under mastra/.
 PEERS := benchmarks/peers
 peers: setup-vllm
 	test -x $(PEERS)/.venv/bin/python || $(PYTHON) -m venv $(PEERS)/.venv
 	$(PEERS)/.venv/bin/pip install -r $(PEERS)/requirements.txt
-	cd $(PEERS)/mastra && npm ci --no-audit --no-fund
+	test -x $(PEERS)/mastra/node_modules/node/bin/node || (cd $(PEERS)/mastra && npm ci --no-audit --no-fund)
 	$(BIN)/python $(PEERS)/run.py

@@ -1,11 +1,14 @@
-"""RAGAS `LLMContextRecall` over a JSON Lines file of items, against a local server.
+"""RAGAS `LLMContextRecall` or `LLMContextPrecisionWithReference` over a JSON Lines file of
+items, against a local server.
 
-    python ragas_peer.py ITEMS.jsonl OUT.jsonl BASE_URL MODEL CONCURRENCY MAX_TOKENS
+    python ragas_peer.py TASK ITEMS.jsonl OUT.jsonl BASE_URL MODEL CONCURRENCY MAX_TOKENS
 
-Runs in the peers' own environment (requirements.txt). Each output line is {id, score, error};
-a row RAGAS returns as NaN (its value for an unparseable or unfinished answer) has score null,
-and the exception RAGAS logged for it as its error.
-The last line printed is {"seconds": ...}: the scoring time, without start-up.
+TASK is `recall` (items {id, ground_truth, context}) or `precision` (items {id, question,
+answer, chunks}); RAGAS returns a score per row, not its chunk verdicts. Runs in the peers' own
+environment (requirements.txt). Each output line is {id, score, error}; a row RAGAS returns as
+NaN (its value for an unparseable or unfinished answer) has score null, and the exception RAGAS
+logged for it as its error. The last line printed is {"seconds": ...}: the scoring time,
+without start-up.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 from langchain_openai import ChatOpenAI
 from ragas import EvaluationDataset, RunConfig, evaluate
 from ragas.llms import LangchainLLMWrapper
-from ragas.metrics import LLMContextRecall
+from ragas.metrics import LLMContextPrecisionWithReference, LLMContextRecall
 
 # RAGAS asks for the question; the RoSE references are summaries of a news article.
 QUESTION = "Summarise the news article."
@@ -41,7 +45,7 @@ class JobErrors(logging.Handler):
 
 
 def main() -> None:
-    items_path, out_path, base_url, model, concurrency, max_tokens = sys.argv[1:]
+    task, items_path, out_path, base_url, model, concurrency, max_tokens = sys.argv[1:]
     items = [json.loads(line) for line in Path(items_path).read_text().splitlines() if line]
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     chat = ChatOpenAI(
@@ -51,8 +55,18 @@ def main() -> None:
         temperature=0.0,
         max_tokens=int(max_tokens),  # type: ignore[call-arg]
     )
-    dataset = EvaluationDataset.from_list(
-        [
+    if task == "precision":
+        rows = [
+            {
+                "user_input": i["question"],
+                "reference": i["answer"],
+                "retrieved_contexts": i["chunks"],
+            }
+            for i in items
+        ]
+        metric: Any = LLMContextPrecisionWithReference()
+    else:
+        rows = [
             {
                 "user_input": QUESTION,
                 "reference": i["ground_truth"],
@@ -60,20 +74,21 @@ def main() -> None:
             }
             for i in items
         ]
-    )
+        metric = LLMContextRecall()
+    dataset = EvaluationDataset.from_list(rows)
     errors = JobErrors()
     logging.getLogger("ragas.executor").addHandler(errors)
     started = time.perf_counter()
     result = evaluate(
         dataset,
-        metrics=[LLMContextRecall()],
+        metrics=[metric],
         llm=LangchainLLMWrapper(chat),
         run_config=RunConfig(max_workers=int(concurrency), max_retries=1, timeout=600),
         raise_exceptions=False,
         show_progress=False,
     )
     seconds = time.perf_counter() - started
-    scores = result.to_pandas()["context_recall"].tolist()
+    scores = result.to_pandas()[metric.name].tolist()
     with open(out_path, "w") as out:
         for job, (item, score) in enumerate(zip(items, scores, strict=True)):
             ok = score is not None and math.isfinite(score)

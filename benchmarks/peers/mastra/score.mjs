@@ -1,16 +1,21 @@
-// Mastra's context recall scorer over a JSON Lines file of items, against a local
-// OpenAI-compatible server.
+// Mastra's context recall or context precision scorer over a JSON Lines file of items, against
+// a local OpenAI-compatible server.
 //
-//   node score.mjs ITEMS.jsonl OUT.jsonl BASE_URL MODEL CONCURRENCY
+//   node score.mjs TASK ITEMS.jsonl OUT.jsonl BASE_URL MODEL CONCURRENCY
 //
-// Each item is {id, ground_truth, context}; each output line is {id, score, error}. A run that
-// throws (unparseable model output, a schema mismatch) is written with score null and its error.
-// The last line printed is {"seconds": ...}: the scoring time, without start-up.
+// TASK is `recall` (items {id, ground_truth, context}) or `precision` (items {id, question,
+// answer, chunks}). Each output line is {id, score, error}, with a precision row's chunk
+// verdicts (1 relevant, 0 not, in chunk order) as `verdicts` when the model gave one per chunk.
+// A run that throws (unparseable model output, a schema mismatch) is written with score null
+// and its error. The last line printed is {"seconds": ...}: the scoring time, without start-up.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createContextRecallScorer } from "@mastra/evals/scorers/prebuilt";
+import {
+  createContextPrecisionScorer,
+  createContextRecallScorer,
+} from "@mastra/evals/scorers/prebuilt";
 
-const [itemsPath, outPath, baseURL, modelName, concurrency] = process.argv.slice(2);
+const [task, itemsPath, outPath, baseURL, modelName, concurrency] = process.argv.slice(2);
 const items = readFileSync(itemsPath, "utf8")
   .split("\n")
   .filter((line) => line.trim())
@@ -25,17 +30,37 @@ const provider = createOpenAICompatible({
 });
 const model = provider.chatModel(modelName);
 
-async function scoreOne(item) {
-  // The scorer takes its context at construction, so one scorer per item (no model call).
+// Each scorer takes its context at construction, so one scorer per item (no model call).
+function recall(item) {
   const scorer = createContextRecallScorer({ model, options: { context: item.context } });
+  return scorer.run({
+    input: [],
+    output: { role: "assistant", text: "" },
+    groundTruth: item.ground_truth,
+  });
+}
+
+// Mastra judges each chunk against the run's output: the expected answer goes there.
+function precision(item) {
+  const scorer = createContextPrecisionScorer({ model, options: { context: item.chunks } });
+  return scorer.run({ input: item.question, output: item.answer });
+}
+
+function chunkVerdicts(item, result) {
+  const found = result.analyzeStepResult?.verdicts;
+  if (task !== "precision" || !Array.isArray(found) || found.length !== item.chunks.length) {
+    return null;
+  }
+  const sorted = [...found].sort((a, b) => a.context_index - b.context_index);
+  return sorted.map((v) => (String(v.verdict).toLowerCase().trim() === "yes" ? 1 : 0));
+}
+
+async function scoreOne(item) {
   try {
-    const result = await scorer.run({
-      input: [],
-      output: { role: "assistant", text: "" },
-      groundTruth: item.ground_truth,
-    });
+    const result = await (task === "precision" ? precision(item) : recall(item));
     const score = Number.isFinite(result.score) ? result.score : null;
-    return { id: item.id, score, error: score === null ? `score ${result.score}` : null };
+    const error = score === null ? `score ${result.score}` : null;
+    return { id: item.id, score, error, verdicts: chunkVerdicts(item, result) };
   } catch (error) {
     return { id: item.id, score: null, error: String(error?.message ?? error).slice(0, 300) };
   }

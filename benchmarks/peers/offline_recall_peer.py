@@ -1,0 +1,145 @@
+"""offline-recall's context recall and context precision scorers over the benchmark's items.
+
+    python offline_recall_peer.py ENGINE VERDICTS CONCURRENCY RECALL_ITEMS RECALL_OUT \
+        PRECISION_ITEMS PRECISION_OUT
+
+Runs in the project's environment. ENGINE is `openai` (the benchmark's vLLM server, as the
+peers use it) or `vllm` (the engine in this process). VERDICTS is `profile` (each scorer's
+shipped judge profile) or `model` (the plain rule on the model's P(yes): relevant or supported
+when it reaches the manifest's threshold). One engine serves both scorers; each scorer's items
+go through `run_many` at once. Each output line is {id, score, error}, with a precision row's
+chunk probabilities as `verdicts`. The last line printed is one JSON object: per scorer, the
+scoring time and the model's requests and tokens (the server's counters on `openai`, with its
+prefix-cache lookups; the engine's outputs on `vllm`), and the judge profile's signals.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, cast
+
+from local_server import MODEL_NAME, URL, Usage, counters, reset_prefix_cache, usage
+
+from offline_recall import (
+    ContextPrecisionScorer,
+    ContextRecallScorer,
+    JudgeProfile,
+    PrecisionResult,
+    ScorerRun,
+    Status,
+    load_manifest,
+    resolve_spec,
+)
+from offline_recall.judging.profile import threshold_profile
+
+RECALL = ContextRecallScorer.id
+PRECISION = ContextPrecisionScorer.id
+
+
+class EngineTally:
+    """Requests and tokens counted from the in-process vLLM engine's outputs."""
+
+    def __init__(self, llm: Any) -> None:
+        self.calls = self.prompt = self.completion = 0
+        generate = llm.generate
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            outputs = generate(*args, **kwargs)
+            for o in outputs:
+                self.calls += 1
+                self.prompt += len(o.prompt_token_ids)
+                self.completion += sum(len(c.token_ids) for c in o.outputs)
+            return outputs
+
+        llm.generate = counted
+
+    def snapshot(self) -> dict[str, float]:
+        return {"calls": self.calls, "prompt": self.prompt, "completion": self.completion}
+
+
+def model_profiles() -> dict[str, JudgeProfile]:
+    threshold = load_manifest(MODEL_NAME).threshold
+    return {s: threshold_profile(threshold, scorer=s) for s in (RECALL, PRECISION)}
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def recall_run(item: dict[str, Any]) -> ScorerRun:
+    return ScorerRun(ground_truth=item["ground_truth"], context=item["context"])
+
+
+def precision_run(item: dict[str, Any]) -> ScorerRun:
+    return ScorerRun(input=item["question"], ground_truth=item["answer"], context=item["chunks"])
+
+
+def row(item: dict[str, Any], result: Any) -> dict[str, Any]:
+    failed = result.status == Status.ERROR
+    found: dict[str, Any] = {
+        "id": item["id"],
+        "score": None if failed else result.score,
+        "error": result.error if failed else None,
+    }
+    if isinstance(result, PrecisionResult):
+        found["verdicts"] = [v.probability for v in result.verdicts] or None
+    return found
+
+
+def main() -> None:
+    engine, verdicts, concurrency, *paths = sys.argv[1:]
+    recall_items, recall_out, precision_items, precision_out = map(Path, paths)
+    options = {"base_url": URL, "concurrency": int(concurrency)} if engine == "openai" else None
+    spec = resolve_spec(
+        MODEL_NAME,
+        engine=engine,
+        engine_options=options,
+        scorers=[RECALL, PRECISION],
+        profiles=model_profiles() if verdicts == "model" else None,
+    )
+    scoring = spec.build()
+    tally = EngineTally(cast(Any, scoring.engine).llm) if engine == "vllm" else None
+
+    def measure() -> dict[str, float]:
+        return tally.snapshot() if tally is not None else counters()
+
+    report: dict[str, Any] = {}
+    jobs = (
+        (RECALL, recall_items, recall_out, recall_run),
+        (PRECISION, precision_items, precision_out, precision_run),
+    )
+    for scorer_id, items_path, out_path, to_run in jobs:
+        items = read(items_path)
+        runs = [to_run(i) for i in items]
+        if tally is None:
+            reset_prefix_cache()
+        before = measure()
+        started = time.perf_counter()
+        results = scoring.scorers[scorer_id].run_many(runs)
+        seconds = time.perf_counter() - started
+        after = measure()
+        if tally is None:
+            used = usage(before, after)
+        else:
+            used = Usage(**{k: round(after[k] - before[k]) for k in before})
+        out_path.write_text(
+            "".join(json.dumps(row(i, r)) + "\n" for i, r in zip(items, results, strict=True))
+        )
+        profile = spec.scorer(scorer_id).setup.judge_profile
+        report[scorer_id] = {
+            "seconds": seconds,
+            "usage": asdict(used),
+            "signals": list(profile.signals),
+            "uses_model": profile.uses_model,
+            "threshold": profile.threshold,
+        }
+    scoring.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
