@@ -104,8 +104,8 @@ def main() -> None:
             [fmean(p) for p in p_rose],
             [fmean(p) for p in p_wice],
             [fmean(p) for p in p_clap],
-        )[:-1]
-        + " n/a |"
+            "n/a",
+        )
     )
     for t in THRESHOLDS:
 
@@ -113,10 +113,7 @@ def main() -> None:
             return [sum(p >= t for p in item) / len(item) for item in ps]
 
         bacc = balanced_accuracy(labels, p_article, t)
-        print(
-            row(f"decided at {t}", share(p_rose), share(p_wice), share(p_clap))[:-1]
-            + f" {bacc:.3f} |"
-        )
+        print(row(f"decided at {t}", share(p_rose), share(p_wice), share(p_clap), f"{bacc:.3f}"))
 
 
 if __name__ == "__main__":
