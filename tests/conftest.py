@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -17,6 +19,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
+
+
+def _builder() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "scripts" / "build_tiny_models.py"
+    spec = importlib.util.spec_from_file_location("build_tiny_models", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+BUILDER = _builder()
+"""scripts/build_tiny_models.py: tiny random-initialised models of each supported family."""
 
 
 @pytest.fixture
@@ -32,6 +48,13 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OFFLINE_RECALL_CACHE", str(cache))
         yield cache
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every tiny model (seconds to build), by family name, built once per session."""
+    built: dict[str, Path] = BUILDER.build(tmp_path_factory.mktemp("tiny-models"))
+    return built
 
 
 @pytest.fixture(scope="session")

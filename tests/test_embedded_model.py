@@ -102,18 +102,26 @@ def test_cli_scores_the_example_end_to_end(embedded: Engine, tmp_path: Path) -> 
 
 def test_a_pinned_folder_runs_the_same_model(embedded: Engine, tmp_path: Path) -> None:
     """The converted cache is a safetensors folder: pinned as a user's own model, it loads
-    through the folder path and judges exactly like the embedded manifest."""
+    through the folder path and judges exactly like the embedded manifest when it reads the
+    same answer tokens. Pinning reads P(yes) over every spelling of yes and no; the embedded
+    manifest pins none, so it reads the one token of each word, as it always has."""
     folder = cached_dir(load_manifest())
     out = tmp_path / "pinned.toml"
     result = CliRunner().invoke(
         main, ["models", "pin", str(folder), "--name", "pinned", "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    pinned = create_engine("transformers", load_manifest(out))
+    manifest = load_manifest(out)
+    assert manifest.answers is not None and load_manifest().answers is None
+    single = embedded.count_tokens
+    assert single("yes") == single("no") == 1
+    pinned = create_engine("transformers", manifest.model_copy(update={"answers": None}))
     asked = [load_prompts("v2").judge_prompt(CONTEXT, c) for c in CLAIMS]
     assert pinned.answer_probabilities(asked, ("yes", "no")) == embedded.answer_probabilities(
         asked, ("yes", "no")
     )
+    summed = create_engine("transformers", manifest).answer_probabilities(asked, ("yes", "no"))
+    assert all(isinstance(p, tuple) and 0.0 <= p[0] <= 1.0 for p in summed)
 
 
 def test_the_engine_tells_progress_prompt_by_prompt(embedded: Engine) -> None:

@@ -142,6 +142,7 @@ def calibrate(
         engine=backend,
         engine_options=parse_engine_options(engine_option),
         scorers=[scorer_id],
+        extracting=False,
     )
     claims = len({p.group for p in pairs})
     unit = scorer_kind(scorer_id).unit

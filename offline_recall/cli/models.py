@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..engines.manifests import (
     DEFAULT_MODEL,
+    ModelManifest,
     WeightsState,
     bundled_manifests,
     cached_dir,
@@ -19,7 +20,7 @@ from ..engines.manifests import (
     model_dir,
     weights_state,
 )
-from ..engines.pinning import pin_folder
+from ..engines.pinning import PairOrder, pin_folder
 from ..errors import OfflineRecallError
 
 
@@ -29,28 +30,64 @@ def models() -> None:
 
 
 @models.command("list")
-def list_models() -> None:
-    """Each bundled manifest, and whether its weights are present and verified."""
+@click.argument("manifests", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def list_models(manifests: tuple[Path, ...]) -> None:
+    """Each bundled manifest (and each MANIFESTS file given), whether its weights are present
+    and verified, and what its family needs: answer tokens, context length, system turn."""
     table = Table(title="Models")
-    for column in ("name", "format", "weights", "converted cache", "fingerprint"):
+    for column in ("name", "family", "context", "answers", "weights", "fingerprint"):
         table.add_column(column)
-    for path in bundled_manifests():
+    for path in [*bundled_manifests(), *manifests]:
         try:
             manifest = load_manifest(path)
         except OfflineRecallError as e:
-            table.add_row(path.stem, "?", f"invalid manifest: {e}", "", "")
+            table.add_row(path.stem, "?", "", "", f"invalid manifest: {e}", "")
             continue
         state = weights_state(manifest)
         weights = (
             state.value if state == "verified" else f"{state.value}: {manifest.source.install}"
         )
-        cache = (
-            "n/a"
-            if manifest.format != "gguf"
-            else (str(cached_dir(manifest)) if cached_dir(manifest).is_dir() else "not yet")
+        if manifest.format == "gguf":
+            cache = cached_dir(manifest)
+            weights += f"; converted: {cache if cache.is_dir() else 'not yet'}"
+        table.add_row(
+            manifest.name,
+            family_text(manifest),
+            str(manifest.context_window),
+            answers_text(manifest),
+            weights,
+            manifest.fingerprint,
         )
-        table.add_row(manifest.name, manifest.format, weights, cache, manifest.fingerprint)
-    Console(width=200).print(table)
+    Console(width=240).print(table)
+
+
+def family_text(manifest: ModelManifest) -> str:
+    """The family, and what renders its prompts differently: a folded system turn, template
+    options (thinking off), an answer prefix; a classifier's label and pair order."""
+    parts = [manifest.family or manifest.format]
+    if manifest.classifier is not None:
+        c = manifest.classifier
+        parts.append(f"classifier ({c.supported_label}, {c.pair_order}, {c.max_length} tokens)")
+    if manifest.system_turn == "fold":
+        parts.append("system folded into user")
+    parts += [f"{k}={v}" for k, v in manifest.template_options.items()]
+    if manifest.answer_prefix:
+        parts.append(f"answer prefix {manifest.answer_prefix!r}")
+    if manifest.judge_prompt is not None:
+        parts.append(f"judge prompt {Path(manifest.judge_prompt).name}")
+    return "; ".join(parts)
+
+
+def answers_text(manifest: ModelManifest) -> str:
+    """The tokens read as yes and no (`"yes"=9891`), or how they are read without a pin."""
+    if manifest.classifier is not None:
+        return f"label {manifest.classifier.supported_label}"
+    if manifest.answers is None:
+        return "the prompt's words, one token each"
+    return "; ".join(
+        f"{word}: " + ", ".join(f"{t.text!r}={t.id}" for t in tokens)
+        for word, tokens in (("yes", manifest.answers.yes), ("no", manifest.answers.no))
+    )
 
 
 @models.command("install")
@@ -80,10 +117,60 @@ def install_model(model: str) -> None:
     default=None,
     help="Manifest file to write (default: NAME.toml).",
 )
-def pin_model(folder: Path, name: str, out: Path | None) -> None:
-    """Write a manifest pinning a local safetensors model FOLDER by its files' sha256."""
-    manifest = pin_folder(folder, name)
+@click.option(
+    "--max-context",
+    type=click.IntRange(min=64),
+    default=None,
+    help="Cap the context window (default: the model's own, from config.json).",
+)
+@click.option(
+    "--supported-label",
+    default=None,
+    help="A classifier's label meaning supported (default: entailment, supported, ...).",
+)
+@click.option(
+    "--pair-order",
+    type=click.Choice(["evidence-first", "statement-first"]),
+    default="evidence-first",
+    show_default=True,
+    help="A classifier's input order: (context, claim) or (claim, context).",
+)
+@click.option(
+    "--judge-prompt",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A TOML file with the model's own yes/no question ([judge]: system, user, yes, no).",
+)
+def pin_model(
+    folder: Path,
+    name: str,
+    out: Path | None,
+    max_context: int | None,
+    supported_label: str | None,
+    pair_order: PairOrder,
+    judge_prompt: Path | None,
+) -> None:
+    """Write a manifest pinning a local safetensors model FOLDER by its files' sha256, with
+    what its family needs: answer tokens, context length, system turn, thinking switch."""
+    manifest = pin_folder(
+        folder,
+        name,
+        max_context=max_context,
+        supported_label=supported_label,
+        pair_order=pair_order,
+        judge_prompt=judge_prompt,
+    )
     target = out or Path(f"{name}.toml")
     target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
-    load_manifest(target)  # what was written must read back as a valid manifest
-    click.echo(f"wrote {target}; score with: offline-recall score DATA --model {target}")
+    pinned = load_manifest(target)  # what was written must read back as a valid manifest
+    click.echo(
+        f"wrote {target}: {family_text(pinned)}; context {pinned.context_window}; "
+        f"answers {answers_text(pinned)}"
+    )
+    if pinned.can_generate:
+        click.echo(f"score with: offline-recall score DATA --model {target}")
+    else:
+        click.echo(
+            f"a classifier judges only; score with: offline-recall score DATA "
+            f"--model CHAT_MODEL --judge-model {target}"
+        )

@@ -33,6 +33,23 @@ def _server_flag(name: str, metavar: str, text: str, kind: Any = None) -> Callab
     )
 
 
+def judge_model_options(command: F) -> F:
+    """`--judge-model` (a second pinned model that judges) and `--judge-backend`."""
+    command = click.option(
+        "--judge-backend",
+        type=click.Choice(sorted(ENGINES)),
+        default=None,
+        help="The engine that runs the judge model [default: --backend].",
+    )(command)
+    return click.option(
+        "--judge-model",
+        default=None,
+        metavar="NAME|PATH",
+        help="A fine-tuned verifier (a generative one, or a classifier) that judges the claims "
+        "while --model extracts them.",
+    )(command)
+
+
 def model_and_engine(command: F) -> F:
     """`--model`, `--backend` (the engine), `-o/--engine-option KEY=VALUE` (repeatable), and
     the server engine's flags (`--base-url` ...), read by `parse_engine_options`."""

@@ -24,6 +24,7 @@ from ..scorers import SCORERS
 from ..scorers.recall import ID as RECALL
 from .options import (
     fail_under_option,
+    judge_model_options,
     model_and_engine,
     parse_engine_options,
     parse_fail_under,
@@ -73,6 +74,7 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 @click.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @model_and_engine
+@judge_model_options
 @click.option(
     "--scorer",
     "scorer_list",
@@ -133,6 +135,8 @@ def score(
     model: str,
     backend: str,
     engine_option: tuple[str, ...],
+    judge_model: str | None,
+    judge_backend: str | None,
     scorer_list: str,
     out: Path | None,
     fmt: str | None,
@@ -175,6 +179,8 @@ def score(
         engine_options=parse_engine_options(engine_option),
         scorers=scorers,
         scale=scale,
+        judge_model=judge_model,
+        judge_engine=judge_backend,
     )
     for scorer in spec.scorers:
         console.print(Text(profile_line(scorer)), soft_wrap=True)

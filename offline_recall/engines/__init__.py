@@ -63,12 +63,20 @@ class EngineKind:
 
 
 def _transformers(manifest: ModelManifest, options: Any) -> Engine:
+    if manifest.classifier is not None:
+        from .classifier import TransformersClassifierEngine
+
+        return TransformersClassifierEngine(manifest, options)
     from .transformers import TransformersEngine
 
     return TransformersEngine(manifest, options)
 
 
 def _vllm(manifest: ModelManifest, options: Any) -> Engine:
+    if manifest.classifier is not None:
+        from .classifier import VLLMClassifierEngine
+
+        return VLLMClassifierEngine(manifest, options)
     from .vllm import VLLMEngine
 
     return VLLMEngine(manifest, options)

@@ -62,6 +62,36 @@ class Decoding(_Frozen):
     max_claims: int = Field(default=12, gt=0, description="Bound on claims per ground truth")
 
 
+class AnswerToken(_Frozen):
+    """One spelling of an answer word as the token that follows the prompt."""
+
+    text: str = Field(description='The spelling, e.g. " Yes"')
+    id: int = Field(ge=0)
+
+
+class AnswerTokens(_Frozen):
+    """The tokens read as each answer: P(yes) is the mass of the yes tokens over the mass of
+    the yes and no tokens together."""
+
+    yes: tuple[AnswerToken, ...] = Field(min_length=1)
+    no: tuple[AnswerToken, ...] = Field(min_length=1)
+
+    def ids(self, word: str) -> tuple[int, ...] | None:
+        """The token ids of an answer word (any case, spaces ignored); None for other words."""
+        found = {"yes": self.yes, "no": self.no}.get(word.strip().lower())
+        return None if found is None else tuple(t.id for t in found)
+
+
+class Classifier(_Frozen):
+    """A sequence classifier judging (evidence, statement) pairs, e.g. an NLI cross-encoder."""
+
+    supported_label: str = Field(description="The label (config.json id2label) meaning supported")
+    pair_order: Literal["evidence-first", "statement-first"] = Field(
+        default="evidence-first", description="Which text of a pair is the first sequence"
+    )
+    max_length: int = Field(gt=2, description="Tokens of a pair; longer evidence is cut")
+
+
 class ModelManifest(_Frozen):
     """A pinned model: weights, tokenizer, template, prompts, decoding and decision rule."""
 
@@ -81,16 +111,68 @@ class ModelManifest(_Frozen):
     threshold: float = Field(
         ge=0.0, le=1.0, description="The plain rule without a judge profile: P(yes) >= threshold"
     )
+    family: str | None = Field(default=None, description="The architecture (config model_type)")
+    system_turn: Literal["native", "fold"] = Field(
+        default="native",
+        description="fold: the template refuses or drops a system turn, so the system "
+        "instructions open the first user turn",
+    )
+    template_options: dict[str, bool | int | str] = Field(
+        default_factory=dict,
+        description="Variables the chat template is rendered with (enable_thinking = false)",
+    )
+    answer_prefix: str = Field(
+        default="", description="Text after the rendered prompt, before the answer"
+    )
+    answers: AnswerTokens | None = Field(
+        default=None,
+        description="The token spellings of yes and no; None: the prompt's word as one token",
+    )
+    classifier: Classifier | None = Field(
+        default=None, description="Set for a classifier verifier (a judge that cannot generate)"
+    )
+    judge_prompt: str | None = Field(
+        default=None,
+        description="A TOML file ([judge]: system, user, yes, no) asking this model its own "
+        "question when it judges, path relative to the manifest",
+    )
     manifest_dir: Path | None = Field(default=None, exclude=True)
 
     @property
     def fingerprint(self) -> str:
-        """Identifies the exact weights, tokenizer and chat template."""
+        """Identifies the exact weights, tokenizer, chat template and how prompts are rendered
+        and read (a manifest that sets none of those is identified as before they existed)."""
         h = hashlib.sha256()
         for f in sorted(self.files, key=lambda f: f.path):
             h.update(f"{f.path}\0{f.sha256}\n".encode())
         h.update(self.chat_template.encode())
+        rendering = self.model_dump(
+            mode="json",
+            include={"system_turn", "template_options", "answer_prefix", "answers", "classifier"},
+            exclude_defaults=True,
+        )
+        judge_prompt = self.judge_prompt_text()
+        if judge_prompt is not None:
+            rendering["judge_prompt"] = judge_prompt
+        if rendering:
+            h.update(json.dumps(rendering, sort_keys=True).encode())
         return f"{self.name}@{h.hexdigest()[:16]}"
+
+    def judge_prompt_text(self) -> str | None:
+        """The text of the judge prompt file the manifest names (None if it names none)."""
+        if self.judge_prompt is None:
+            return None
+        path = Path(self.judge_prompt).expanduser()
+        if not path.is_absolute() and self.manifest_dir is not None:
+            path = self.manifest_dir / path
+        if not path.is_file():
+            raise ModelError(f"the judge prompt {path} of {self.name} is missing")
+        return path.read_text(encoding="utf-8")
+
+    @property
+    def can_generate(self) -> bool:
+        """Whether the model writes text (a classifier verifier only judges)."""
+        return self.classifier is None
 
 
 class WeightsState(StrEnum):

@@ -113,7 +113,7 @@ class TransformersEngine(PinnedEngine):
         """One forward pass per prompt; a head shared by several prompts is computed once and
         its cached keys and values serve each of them, one prompt at a time, so a prompt's
         numbers never depend on its batch."""
-        answer_ids = [self.chat.answer_token(a) for a in answers]
+        answer_ids = [self.chat.answer_ids(a) for a in answers]
         rows = [self.chat.split(p) for p in prompts]
         if not self.options.reuse_prefix:
             rows = [(ids, 0) for ids, _ in rows]
@@ -131,7 +131,7 @@ class TransformersEngine(PinnedEngine):
         return out
 
     def _after_head(
-        self, head: list[int], tails: list[list[int]], answer_ids: list[int]
+        self, head: list[int], tails: list[list[int]], answer_ids: list[tuple[int, ...]]
     ) -> list[tuple[float, ...]]:
         import torch
 
@@ -151,8 +151,16 @@ class TransformersEngine(PinnedEngine):
         return found
 
     @staticmethod
-    def _answers(logits: torch.Tensor, answer_ids: list[int]) -> tuple[float, ...]:
+    def _answers(logits: torch.Tensor, answer_ids: list[tuple[int, ...]]) -> tuple[float, ...]:
+        """Each answer's share of the answers' probability mass; an answer of several
+        spellings has the mass of all of them."""
         import torch
 
-        probs = torch.softmax(logits[answer_ids].float(), dim=-1)
+        if all(len(ids) == 1 for ids in answer_ids):
+            probs = torch.softmax(logits[[ids[0] for ids in answer_ids]].float(), dim=-1)
+        else:
+            masses = torch.stack(
+                [torch.logsumexp(logits[list(ids)].float(), 0) for ids in answer_ids]
+            )
+            probs = torch.softmax(masses, dim=-1)
         return tuple(float(p) for p in probs.cpu())

@@ -129,13 +129,22 @@ class VLLMEngine(PinnedEngine):
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
 
-        answer_ids = [self.chat.answer_token(a) for a in answers]
-        params = SamplingParams(
-            temperature=0.0,
-            max_tokens=1,
-            logprobs=len(answers),
-            structured_outputs=StructuredOutputsParams(choice=list(answers)),
-        )
+        answer_ids = [self.chat.answer_ids(a) for a in answers]
+        if all(len(a) == 1 for a in answer_ids):
+            params = SamplingParams(
+                temperature=0.0,
+                max_tokens=1,
+                logprobs=len(answers),
+                structured_outputs=StructuredOutputsParams(choice=list(answers)),
+            )
+        else:
+            # Several spellings per answer: the model's own log-probabilities of every one
+            # of them, summed per answer below.
+            params = SamplingParams(
+                temperature=0.0,
+                max_tokens=1,
+                logprob_token_ids=sorted({t for a in answer_ids for t in a}),
+            )
         ids = [self.chat.ids(p) for p in prompts]
         # Sorted by tokens, so that prompts sharing a head meet in the scheduler together.
         order = sorted(range(len(ids)), key=lambda i: ids[i])
@@ -148,8 +157,11 @@ class VLLMEngine(PinnedEngine):
         return found
 
 
-def _renormalised(logprobs: dict[int, Any], answer_ids: list[int]) -> tuple[float, ...]:
-    """The answers' probabilities over the answers alone; an answer not listed has 0."""
-    raw = [math.exp(logprobs[a].logprob) if a in logprobs else 0.0 for a in answer_ids]
+def _renormalised(logprobs: dict[int, Any], answer_ids: list[tuple[int, ...]]) -> tuple[float, ...]:
+    """Each answer's share of the answers' probability mass (an answer of several spellings
+    has the mass of all of them); a token not listed has 0."""
+    raw = [
+        sum(math.exp(logprobs[t].logprob) for t in answer if t in logprobs) for answer in answer_ids
+    ]
     total = sum(raw)
     return tuple(p / total for p in raw) if total > 0 else tuple(0.0 for _ in raw)

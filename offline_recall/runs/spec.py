@@ -38,6 +38,18 @@ class EngineSpec(Frozen):
     )
 
 
+class JudgeSpec(Frozen):
+    """A second pinned model that judges the pairs while the run's model extracts the claims:
+    a fine-tuned verifier, generative (its own yes/no prompt) or a classifier."""
+
+    model: str = Field(description="The judge model as given: a name or a manifest path")
+    model_fingerprint: str
+    engine: EngineSpec
+    engine_versions: dict[str, str] = Field(
+        description="Installed versions of the packages the judge's engine computes with"
+    )
+
+
 class ScorerSpec(Frozen):
     id: str
     setup: ScorerSetup
@@ -56,6 +68,9 @@ class RunSpec(Frozen):
     engine_versions: dict[str, str] = Field(
         description="Installed versions of the packages the engine computes with"
     )
+    judge: JudgeSpec | None = Field(
+        default=None, description="The model that judges, when it is not the run's model"
+    )
 
     @property
     def scorer_ids(self) -> list[str]:
@@ -70,20 +85,20 @@ class RunSpec(Frozen):
     def identity(self) -> dict[str, Any]:
         """The fields that can change a result, as JSON data; where a profile came from and
         how the model was named do not."""
-        kind = engine_kind(self.engine.name)
-        engine: dict[str, Any] = {
-            "name": self.engine.name,
-            "options": kind.identity_options(kind.parse_options(self.engine.options)),
-        }
-        if self.engine.served is not None:
-            engine["served"] = self.engine.served
-        return {
+        identity: dict[str, Any] = {
             "model_fingerprint": self.model_fingerprint,
-            "engine": engine,
+            "engine": _engine_identity(self.engine),
             "scorers": {s.id: s.setup.model_dump(mode="json") for s in self.scorers},
             "library_version": self.library_version,
             "engine_versions": self.engine_versions,
         }
+        if self.judge is not None:  # absent otherwise: runs without one keep their identity
+            identity["judge"] = {
+                "model_fingerprint": self.judge.model_fingerprint,
+                "engine": _engine_identity(self.judge.engine),
+                "engine_versions": self.judge.engine_versions,
+            }
+        return identity
 
     @property
     def digest(self) -> str:
@@ -99,53 +114,116 @@ class RunSpec(Frozen):
     def load_manifest(self) -> ModelManifest:
         """The model's manifest, refused when the model (or what a server serves) is no longer
         the one the spec names."""
-        manifest = load_manifest(self.model)
-        kind = engine_kind(self.engine.name)
-        options = kind.parse_options(self.engine.options)
-        fingerprint = kind.fingerprint(manifest, options)
-        if fingerprint != self.model_fingerprint:
-            raise ConfigurationError(
-                f"the model {self.model} is now {fingerprint}; the run used "
-                f"{self.model_fingerprint}: install the run's model"
-            )
-        served = kind.served(manifest, options)
-        if served != self.engine.served:
-            raise ConfigurationError(
-                f"the server now serves {_described(served)}; the run used "
-                f"{_described(self.engine.served)}: serve the run's model"
-            )
-        return manifest
+        return _checked_manifest(self.model, self.model_fingerprint, self.engine)
+
+    def load_judge_manifest(self) -> ModelManifest | None:
+        """The judge model's manifest (None without one), refused when it changed."""
+        if self.judge is None:
+            return None
+        return _checked_manifest(self.judge.model, self.judge.model_fingerprint, self.judge.engine)
 
     def build(self, *, claim_cache: Any = None) -> Scoring:
-        """The engine and the scorers this spec describes, every scorer on the one engine."""
-        engine = engine_kind(self.engine.name).factory(
-            self.load_manifest(), engine_kind(self.engine.name).parse_options(self.engine.options)
-        )
-        return self.build_on(engine, claim_cache=claim_cache)
+        """The engine (and the judge's) and the scorers this spec describes."""
+        engine = _started(self.engine, self.load_manifest())
+        judge_manifest = self.load_judge_manifest()
+        judge = None
+        if self.judge is not None and judge_manifest is not None:
+            try:
+                judge = _started(self.judge.engine, judge_manifest)
+            except BaseException:
+                engine.close()
+                raise
+        return self.build_on(engine, claim_cache=claim_cache, judge=judge)
 
-    def build_on(self, engine: Engine, *, claim_cache: Any = None) -> Scoring:
-        """The scorers on an engine already running (it must report the spec's fingerprint)."""
-        if engine.identity.fingerprint != self.model_fingerprint:
+    def build_on(
+        self, engine: Engine, *, claim_cache: Any = None, judge: Engine | None = None
+    ) -> Scoring:
+        """The scorers on engines already running (each must report the spec's fingerprint)."""
+        _check_runs(engine, self.model_fingerprint)
+        if (judge is None) != (self.judge is None):
             raise ConfigurationError(
-                f"the engine runs {engine.identity.fingerprint}, the spec names "
-                f"{self.model_fingerprint}"
+                "the spec names a judge model: pass its engine"
+                if judge is None
+                else "the spec names no judge model"
             )
+        if judge is not None and self.judge is not None:
+            _check_runs(judge, self.judge.model_fingerprint)
+        # The judging model's own question, when its manifest names one (its text is part of
+        # that model's fingerprint, checked above).
+        judge_prompt = load_manifest(
+            self.judge.model if self.judge else self.model
+        ).judge_prompt_text()
         scorers = {
-            s.id: scorer_kind(s.id).build(engine, None, s.setup, claim_cache) for s in self.scorers
+            s.id: scorer_kind(s.id).build(
+                engine, None, s.setup, claim_cache, judge=judge, judge_prompt=judge_prompt
+            )
+            for s in self.scorers
         }
-        return Scoring(engine=engine, scorers=scorers, window=engine_kind(self.engine.name).window)
+        return Scoring(
+            engine=engine,
+            scorers=scorers,
+            window=engine_kind(self.engine.name).window,
+            judge=judge,
+        )
 
 
 @dataclass
 class Scoring:
-    """A spec built: one engine and its scorers, by id, and the batch size for bulk runs."""
+    """A spec built: its engine (and the judge's, if any), its scorers by id, and the batch
+    size for bulk runs."""
 
     engine: Engine
     scorers: dict[str, Scorer]
     window: int
+    judge: Engine | None = None
 
     def close(self) -> None:
-        self.engine.close()
+        try:
+            self.engine.close()
+        finally:
+            if self.judge is not None:
+                self.judge.close()
+
+
+def _engine_identity(spec: EngineSpec) -> dict[str, Any]:
+    kind = engine_kind(spec.name)
+    engine: dict[str, Any] = {
+        "name": spec.name,
+        "options": kind.identity_options(kind.parse_options(spec.options)),
+    }
+    if spec.served is not None:
+        engine["served"] = spec.served
+    return engine
+
+
+def _checked_manifest(model: str, fingerprint: str, engine: EngineSpec) -> ModelManifest:
+    manifest = load_manifest(model)
+    kind = engine_kind(engine.name)
+    options = kind.parse_options(engine.options)
+    now = kind.fingerprint(manifest, options)
+    if now != fingerprint:
+        raise ConfigurationError(
+            f"the model {model} is now {now}; the run used {fingerprint}: install the run's model"
+        )
+    served = kind.served(manifest, options)
+    if served != engine.served:
+        raise ConfigurationError(
+            f"the server now serves {_described(served)}; the run used "
+            f"{_described(engine.served)}: serve the run's model"
+        )
+    return manifest
+
+
+def _started(spec: EngineSpec, manifest: ModelManifest) -> Engine:
+    kind = engine_kind(spec.name)
+    return kind.factory(manifest, kind.parse_options(spec.options))
+
+
+def _check_runs(engine: Engine, fingerprint: str) -> None:
+    if engine.identity.fingerprint != fingerprint:
+        raise ConfigurationError(
+            f"the engine runs {engine.identity.fingerprint}, the spec names {fingerprint}"
+        )
 
 
 def _described(served: dict[str, Any] | None) -> str:
@@ -209,9 +287,18 @@ def resolve_spec(
     scale: float | None = 1.0,
     prompt_versions: Mapping[str, str] | None = None,
     profiles: Mapping[str, JudgeProfile] | None = None,
+    judge_model: str | None = None,
+    judge_engine: str | None = None,
+    judge_engine_options: Mapping[str, Any] | None = None,
+    extracting: bool = True,
 ) -> RunSpec:
     """The spec of a run: the model's manifest read, each scorer's prompt version and judge
-    profile chosen as a scorer built for that model would choose them. Nothing is loaded."""
+    profile chosen as a scorer built for that model would choose them. Nothing is loaded.
+
+    `judge_model` names a second pinned model (a fine-tuned verifier) that judges the pairs
+    on `judge_engine` (default: the run's engine) while `model` extracts the claims; judge
+    profiles and the plain threshold are then the judge model's.
+    """
     if not scorers:
         raise ConfigurationError("a run needs at least one scorer")
     if len(set(scorers)) != len(scorers):
@@ -220,13 +307,39 @@ def resolve_spec(
     options = kind.parse_options(engine_options)
     manifest = load_manifest(model)
     fingerprint = kind.fingerprint(manifest, options)
+    if extracting and not manifest.can_generate:
+        raise ConfigurationError(
+            f"{manifest.name} is a classifier verifier and writes no claims: name a chat model "
+            f"as the model and {model} as the judge model"
+        )
+    judge = None
+    judge_manifest = manifest
+    judge_fingerprint = fingerprint
+    if judge_model is not None:
+        judge_kind = engine_kind(judge_engine or engine)
+        judge_options = judge_kind.parse_options(judge_engine_options)
+        judge_manifest = load_manifest(judge_model)
+        judge_fingerprint = judge_kind.fingerprint(judge_manifest, judge_options)
+        judge = JudgeSpec(
+            model=str(judge_model),
+            model_fingerprint=judge_fingerprint,
+            engine=EngineSpec(
+                name=judge_kind.name,
+                options=judge_options.model_dump(mode="json"),
+                served=judge_kind.served(judge_manifest, judge_options),
+            ),
+            engine_versions=installed_versions(judge_kind.distributions),
+        )
     specs = []
     for scorer_id in scorers:
+        scorer = scorer_kind(scorer_id)
+        if judge is not None and not scorer.separate_judge:
+            raise ConfigurationError(f"{scorer_id} cannot be judged by a separate judge model")
         resolved = resolve_setup(
-            scorer_kind(scorer_id),
-            fingerprint=fingerprint,
+            scorer,
+            fingerprint=judge_fingerprint,
             manifest_prompt_version=manifest.prompt_version,
-            threshold=manifest.threshold,
+            threshold=judge_manifest.threshold,
             decoding=manifest.decoding,
             scale=scale,
             prompt_version=(prompt_versions or {}).get(scorer_id),
@@ -252,4 +365,5 @@ def resolve_spec(
         scorers=tuple(specs),
         library_version=__version__,
         engine_versions=installed_versions(kind.distributions),
+        judge=judge,
     )

@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..judging.profile import JudgeProfile
 
 if TYPE_CHECKING:
-    from ..engines import Engine
-    from .context import ContextOptions
+    pass
 
 
 class Frozen(BaseModel):
@@ -132,14 +131,18 @@ class ScorerKind:
     prompt_versions: Callable[[], list[str]]
     default_prompt_version: Callable[[str | None], str]
     """The prompt version for a model whose manifest names `version` (None: none named)."""
-    build: Callable[[Engine, ContextOptions | None, ScorerSetup, Any], Scorer]
-    """(engine, options or None when runs carry their context, setup, claim cache)."""
+    build: Callable[..., Scorer]
+    """(engine, options or None when runs carry their context, setup, claim cache, and by
+    keyword `judge`: an engine that judges instead of `engine`, and `judge_prompt`: the text
+    of the judging model's own prompt file, both None by default)."""
     prompt_file: Callable[[str], bytes]
     """The data file of a prompt version, as it is recorded in a run's manifest."""
     arrow_fields: Callable[[], list[tuple[str, Any]]]
     """The Arrow types of the fields its result adds (for Parquet result files)."""
     labelled_statement: Callable[[Mapping[str, Any]], str]
     """What a labelled row's context is judged against, for calibration (see labelled.py)."""
+    separate_judge: bool = False
+    """Whether a second model (a fine-tuned verifier) may judge while the first extracts."""
 
 
 def round_half_up(value: float) -> float:

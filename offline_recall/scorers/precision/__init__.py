@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from ...engines import Engine, create_engine
 from ...engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
+from ...errors import ConfigurationError
 from ...judging.profile import JudgeProfile
 from ..base import ScorerKind, ScorerSetup
 from ..context import ContextOptions
@@ -29,8 +30,16 @@ class ContextPrecisionOptions(ContextOptions):
 
 
 def _build(
-    engine: Engine, options: ContextOptions | None, setup: ScorerSetup, _claim_cache: Any
+    engine: Engine,
+    options: ContextOptions | None,
+    setup: ScorerSetup,
+    _claim_cache: Any,
+    *,
+    judge: Engine | None = None,
+    judge_prompt: str | None = None,
 ) -> ContextPrecisionScorer:
+    if judge is not None or judge_prompt is not None:
+        raise ConfigurationError("context precision asks its own model; it takes no judge model")
     return ContextPrecisionScorer(engine, options, setup)
 
 

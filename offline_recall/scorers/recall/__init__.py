@@ -27,9 +27,17 @@ class ContextRecallOptions(ContextOptions):
 
 
 def _build(
-    engine: Engine, options: ContextOptions | None, setup: ScorerSetup, claim_cache: Any
+    engine: Engine,
+    options: ContextOptions | None,
+    setup: ScorerSetup,
+    claim_cache: Any,
+    *,
+    judge: Engine | None = None,
+    judge_prompt: str | None = None,
 ) -> ContextRecallScorer:
-    return ContextRecallScorer(engine, options, setup, claim_cache)
+    return ContextRecallScorer(
+        engine, options, setup, claim_cache, judge=judge, judge_prompt=judge_prompt
+    )
 
 
 def _default_prompt_version(named: str | None) -> str:
@@ -65,6 +73,7 @@ KIND = ScorerKind(
     prompt_file=prompt_file,
     arrow_fields=_arrow_fields,
     labelled_statement=claim_statement,
+    separate_judge=True,
 )
 
 
@@ -77,6 +86,8 @@ def create_context_recall_scorer(
     claim_cache: ClaimStore | None = None,
     profile: JudgeProfile | None = None,
     prompt_version: str | None = None,
+    judge: str | ModelManifest | None = None,
+    judge_engine: str | None = None,
 ) -> ContextRecallScorer:
     """A context recall scorer on a local, pinned model.
 
@@ -84,7 +95,9 @@ def create_context_recall_scorer(
     and `engine_options` say how a named model runs. `options` says where the context comes
     from (required: construction fails without `context` or `context_extractor`).
     `claim_cache` keeps extracted claims across runs. `profile` and `prompt_version` override
-    what the model's manifest and calibration would choose.
+    what the model's manifest and calibration would choose. `judge` names a second pinned
+    model (a fine-tuned verifier) that judges the claims on `judge_engine` (default: `engine`)
+    while `model` extracts them.
     """
     if options is None:
         options = ContextRecallOptions()  # raises: a context source is required
@@ -94,18 +107,30 @@ def create_context_recall_scorer(
     else:
         manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
         built = create_engine(engine, manifest, engine_options)
-    identity = built.identity
+    judging = manifest
+    judge_built = None
+    if judge is not None:
+        judging = judge if isinstance(judge, ModelManifest) else load_manifest(judge)
+        judge_built = create_engine(judge_engine or engine, judging)
+    identity = (judge_built or built).identity
     resolved = resolve_setup(
         KIND,
         fingerprint=identity.fingerprint,
-        manifest_prompt_version=identity.prompt_version,
-        threshold=manifest.threshold if manifest is not None else 0.5,
+        manifest_prompt_version=built.identity.prompt_version,
+        threshold=judging.threshold if judging is not None else 0.5,
         decoding=manifest.decoding if manifest is not None else None,
         scale=options.scale,
         prompt_version=prompt_version,
         profile=profile,
     )
-    return ContextRecallScorer(built, options, resolved.setup, claim_cache)
+    return ContextRecallScorer(
+        built,
+        options,
+        resolved.setup,
+        claim_cache,
+        judge=judge_built,
+        judge_prompt=None if judging is None else judging.judge_prompt_text(),
+    )
 
 
 __all__ = [

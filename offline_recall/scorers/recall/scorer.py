@@ -16,7 +16,7 @@ from ..batch import isolated, stage
 from ..context import Chunk, ContextOptions, ground_truth_text, resolve_context
 from ..memo import Memo
 from .claims import claim_list_type, dedupe_claims, parse_claims, settle_claims
-from .prompts import PromptSet, load_prompts
+from .prompts import PromptSet, load_prompts, with_judge_prompt
 from .result import ClaimVerdict, RecallResult
 from .score import (
     NO_CLAIMS_REASON,
@@ -71,21 +71,36 @@ class ContextRecallScorer:
         options: ContextOptions | None,
         setup: ScorerSetup,
         claim_cache: ClaimStore | None = None,
+        *,
+        judge: Engine | None = None,
+        judge_prompt: str | None = None,
     ) -> None:
         self.engine = engine
+        self.judge_engine = judge or engine
+        """The engine that judges the pairs: a separate verifier, else the extraction engine."""
         self.options = options
         self.setup = setup
         self.claim_cache = claim_cache
         self.progress: Progress | None = None
-        self.prompts: PromptSet = load_prompts(setup.prompt_version)
+        self.prompts: PromptSet = with_judge_prompt(
+            load_prompts(setup.prompt_version), judge_prompt
+        )
         question = Question(
             self.prompts.judge_prompt, self.prompts.judge.yes, self.prompts.judge.no
         )
-        self.judge = Judge(engine, question, setup.judge_profile)
+        self.judge = Judge(self.judge_engine, question, setup.judge_profile)
         self._claims_type = claim_list_type(setup.max_items)
         # Identical ground truths and (context, claim) pairs are sent to the model once.
         self._extractions: Memo[str, list[str] | Failed] = Memo(EXTRACTIONS_REMEMBERED)
         self._verdicts: Memo[Pair, Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
+
+    @property
+    def model_fingerprint(self) -> str:
+        """The extraction model's fingerprint, and the judge's after a + when it is another."""
+        extractor = self.engine.identity.fingerprint
+        if self.judge_engine is self.engine:
+            return extractor
+        return f"{extractor}+{self.judge_engine.identity.fingerprint}"
 
     @property
     def threshold(self) -> float:
@@ -100,11 +115,16 @@ class ContextRecallScorer:
     def _budgets(self) -> tuple[int, int]:
         """Tokens a context chunk and a ground-truth piece may take: the window less the
         prompt around them and room for the answer (a claim is at most one answer long)."""
-        window = self.engine.identity.context_window
         reserve = self.setup.max_new_tokens
-        judge = self.engine.prompt_tokens(self.prompts.judge_prompt("", ""))
         extract = self.engine.prompt_tokens(self.prompts.extract_prompt(""))
-        return max(2, window - judge - reserve), max(2, window - extract - reserve)
+        text_budget = max(2, self.engine.identity.context_window - extract - reserve)
+        window = self.judge_engine.identity.context_window
+        judge = self.judge_engine.prompt_tokens(self.prompts.judge_prompt("", ""))
+        if self.judge_engine is not self.engine:
+            # A verifier's window may be a classifier's few hundred tokens: a claim is given
+            # at most a quarter of it.
+            reserve = min(reserve, window // 4)
+        return max(2, window - judge - reserve), text_budget
 
     @property
     def context_budget(self) -> int:
@@ -249,13 +269,12 @@ class ContextRecallScorer:
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
         context_budget, text_budget = self._budgets
-        count = self.engine.count_tokens
         return _Item(
-            pieces=pack(ground_truth, text_budget, count),
+            pieces=pack(ground_truth, text_budget, self.engine.count_tokens),
             chunks=[
                 Chunk(chunk.index, piece)
                 for chunk in context
-                for piece in pack(chunk.text, context_budget, count)
+                for piece in pack(chunk.text, context_budget, self.judge_engine.count_tokens)
             ],
         )
 
@@ -316,7 +335,7 @@ class ContextRecallScorer:
             error=error,
             verdicts=verdicts,
             expected_recall=expected,
-            model_fingerprint=self.engine.identity.fingerprint,
+            model_fingerprint=self.model_fingerprint,
             prompt_version=self.setup.prompt_version,
             judge_profile=self.setup.judge_profile.digest,
             library_version=__version__,

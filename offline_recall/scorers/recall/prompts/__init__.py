@@ -99,12 +99,13 @@ class PromptSet(BaseModel):
         """Chat messages asking whether `context` supports `claim`, context first.
 
         Delimiter tags inside either text are defused: the context stays data in its block.
+        An empty system text (a verifier's own prompt may have none) sends no system turn.
         """
         user = Template(self.judge.user).substitute(context=_fenced(context), claim=_fenced(claim))
-        return [
-            {"role": "system", "content": self.judge.system},
-            {"role": "user", "content": user},
-        ]
+        system: list[Message] = (
+            [{"role": "system", "content": self.judge.system}] if self.judge.system else []
+        )
+        return [*system, {"role": "user", "content": user}]
 
     def judge_prompt(self, context: str, claim: str) -> Prompt:
         """The yes/no prompt for one pair; its context part is shared by the context's claims."""
@@ -116,6 +117,30 @@ class PromptSet(BaseModel):
             shared=head,
             fields=(context, claim),
         )
+
+
+class JudgePromptFile(BaseModel):
+    """A model's own yes/no question (a generative verifier's), kept in a file its manifest
+    names: the `[judge]` table of a prompt set, nothing else."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judge: JudgePrompt
+
+
+def with_judge_prompt(prompts: PromptSet, text: str | None) -> PromptSet:
+    """`prompts` asking the judge with the question in `text` (a judge prompt file's TOML),
+    its extraction prompts unchanged; `prompts` itself when `text` is None."""
+    if text is None:
+        return prompts
+    try:
+        judge = JudgePromptFile.model_validate(tomllib.loads(text)).judge
+    except (tomllib.TOMLDecodeError, ValueError) as e:
+        raise ConfigurationError(f"invalid judge prompt file: {str(e).splitlines()[0]}") from e
+    for name in ("$context", "$claim"):
+        if name not in judge.user:
+            raise ConfigurationError(f"the judge prompt's user text needs {name}")
+    return prompts.model_copy(update={"judge": judge})
 
 
 def available_versions() -> list[str]:
