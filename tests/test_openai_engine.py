@@ -30,6 +30,7 @@ from offline_recall import (
     load_manifest,
     model_dir,
     run_evals,
+    split_sentences,
 )
 from offline_recall.cli import main
 from offline_recall.engines import engine_kind
@@ -48,6 +49,11 @@ from .test_vllm_backend import MARGIN, P_YES_TOLERANCE, _pairs
 
 SECRET = "or-test-key-7c1e0b"
 ROWS = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+ONE_SENTENCE_ROWS = [
+    {"id": "tower", "groundTruth": "The Eiffel Tower is in Paris.", "context": ["Paris."]},
+    {"id": "museum", "groundTruth": "The Louvre is a museum.", "context": ["A museum."]},
+    {"id": "river", "groundTruth": "The Seine flows through Paris.", "context": ["A river."]},
+]
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -162,11 +168,13 @@ def test_same_claims_and_p_yes_as_the_vllm_engine(vllm_server: ServerProcess) ->
     local = create_engine("vllm")
     try:
         texts = [r["groundTruth"] for r in ROWS if r.get("groundTruth")]
-        # One text at a time on both: vLLM's greedy output on CPU can change with what a
-        # prompt is batched with, so only unbatched runs are comparable token for token.
+        sentences = list(dict.fromkeys(s for text in texts for s in split_sentences(text)))
+        # One sentence (one extraction prompt) at a time on both: vLLM's greedy output on CPU
+        # can change with what a prompt is batched with, so only unbatched runs are comparable
+        # token for token.
         on_server, in_process = _scorer(served), _scorer(local)
-        for text in texts:
-            assert on_server.extract([text]) == in_process.extract([text]), text
+        for sentence in sentences:
+            assert on_server.extract([sentence]) == in_process.extract([sentence]), sentence
         pairs = _pairs()
         question = load_prompts("v2")
         prompts = [question.judge_prompt(*p) for p in pairs]
@@ -227,10 +235,11 @@ def test_faults_a_500_is_retried_a_malformed_answer_is_its_rows_error(
     vllm_server: ServerProcess, tmp_path: Path
 ) -> None:
     # One request at a time, so the POSTs come in a known order: two probes at start, then
-    # the extractions. The first extraction gets a 500 and is retried; the next is malformed.
+    # the extractions, one per ground-truth sentence (one sentence each here). The first
+    # extraction gets a 500 and is retried; the next is malformed.
     faults = Faults(fail_posts=(3,), malformed_posts=(5,), api_key=SECRET)
     data, out = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:3]))
+    data.write_text("".join(json.dumps(r) + "\n" for r in ONE_SENTENCE_ROWS))
     with Proxy(vllm_server.url, faults) as proxy:
         done = _score(
             proxy.url, out, "--concurrency", "1", "--api-key-env", "OR_TEST_KEY",
@@ -238,7 +247,7 @@ def test_faults_a_500_is_retried_a_malformed_answer_is_its_rows_error(
         )  # fmt: skip
     assert faults.seen[2:5] == [500, 200, 200]  # the first extraction, retried
     rows = _lines(out)
-    assert [r["id"] for r in rows] == [r["id"] for r in ROWS[:3]]
+    assert [r["id"] for r in rows] == [r["id"] for r in ONE_SENTENCE_ROWS]
     errors = [r for r in rows if recall(r)["status"] == "error"]
     assert [e["line"] for e in errors] == [2]  # the second extraction's item
     assert "malformed response from the server" in recall(errors[0])["error"]

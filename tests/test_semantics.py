@@ -251,6 +251,26 @@ def test_an_engine_failure_on_one_prompt_fails_only_its_run() -> None:
     assert (bad.status, bad.error) == (Status.ERROR, "server returned 500")
 
 
+def test_an_engine_failure_on_one_sentence_fails_its_run_not_falls_back() -> None:
+    """Sentence by sentence (prompt v3), the fallback to a ground truth's own sentences covers
+    what the model wrote; a sentence the engine failed on is its run's error."""
+
+    class OneSentenceFails(FakeEngine):
+        def generate_json(self, prompts, output_type, max_tokens, *, done=None):  # type: ignore[no-untyped-def]
+            found = super().generate_json(prompts, output_type, max_tokens, done=done)
+            return [
+                Failed("malformed response from the server") if "poison" in str(p.messages) else f
+                for p, f in zip(prompts, found, strict=True)
+            ]
+
+    engine = OneSentenceFails(prompt_version="v3")
+    ok, bad = scorer(engine).run_many(
+        [{"groundTruth": "Paris is in France."}, {"groundTruth": "Rome is old. A poison pill."}]
+    )
+    assert ok.status is Status.OK
+    assert (bad.status, bad.error) == (Status.ERROR, "malformed response from the server")
+
+
 def test_chunk_index_counts_blank_chunks() -> None:
     """Blank chunks are not judged, but the index names the chunk in the list as given."""
     s = create_context_recall_scorer(

@@ -223,7 +223,9 @@ class ContextRecallScorer:
     def _extract_by_sentence(self, texts: list[str]) -> list[list[str] | Failed]:
         """Each text's claims, sentence by sentence: every sentence of the batch is one short,
         bounded generation, sent together, so that no long answer holds the batch back; the
-        rules are applied to each sentence's claims, grounded in the whole text."""
+        rules are applied to each sentence's claims, grounded in the whole text. A sentence
+        the engine failed on fails its text: the sentence fallback is for what the model
+        wrote, never for an engine's error."""
         rules = self.prompts.extract
         limit = rules.sentence_tokens or self.setup.max_new_tokens
         claims_type = claim_list_type(rules.sentence_claims or self.setup.max_items)
@@ -236,11 +238,14 @@ class ContextRecallScorer:
             s: r if isinstance(r, Failed) else parse_claims(r, claims_type, limit)
             for s, r in zip(units, raw, strict=True)
         }
+        engine_failed = {s: r for s, r in zip(units, raw, strict=True) if isinstance(r, Failed)}
         out: list[list[str] | Failed] = []
         for text in texts:
             found: list[str] = []
             for sentence in sentences[text]:
-                settled = settle_claims(sentence, parsed[sentence], rules, source=text)
+                settled = engine_failed.get(sentence) or settle_claims(
+                    sentence, parsed[sentence], rules, source=text
+                )
                 if isinstance(settled, Failed):
                     out.append(settled)
                     break
