@@ -39,7 +39,33 @@ def answer_values(answers: Sequence[str], p_supported: float) -> tuple[float, ..
     return tuple(found)
 
 
-class TransformersClassifierEngine:
+class _ClassifierEngine:
+    """What both classifier engines share: their identity, token counts, and no text."""
+
+    _identity: EngineIdentity
+    _tokenizer: Any
+
+    @property
+    def identity(self) -> EngineIdentity:
+        return self._identity
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def generate_json(
+        self,
+        prompts: Sequence[Prompt],
+        output_type: type[BaseModel],
+        max_tokens: int,
+        *,
+        done: Done | None = None,
+    ) -> list[str | Failed]:
+        if done is not None:
+            done(len(prompts))
+        return [Failed(NO_TEXT) for _ in prompts]
+
+
+class TransformersClassifierEngine(_ClassifierEngine):
     """Runs a pinned sequence classifier with transformers, one pair at a time."""
 
     def __init__(self, manifest: ModelManifest, options: TransformersOptions | None = None) -> None:
@@ -84,15 +110,8 @@ class TransformersClassifierEngine:
             prompt_version=manifest.prompt_version,
         )
 
-    @property
-    def identity(self) -> EngineIdentity:
-        return self._identity
-
     def close(self) -> None:
         """Nothing to stop: the model lives in this process."""
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt's pair, special tokens included (the classifier's whole input);
@@ -102,18 +121,6 @@ class TransformersClassifierEngine:
             return len(self._encode(evidence, statement, truncate=False)["input_ids"][0])
         text = "\n".join(m["content"] for m in prompt.messages)
         return len(self._tokenizer(text)["input_ids"])
-
-    def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
-    ) -> list[str | Failed]:
-        if done is not None:
-            done(len(prompts))
-        return [Failed(NO_TEXT) for _ in prompts]
 
     def answer_probabilities(
         self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None
@@ -146,7 +153,7 @@ class TransformersClassifierEngine:
         )
 
 
-class VLLMClassifierEngine:
+class VLLMClassifierEngine(_ClassifierEngine):
     """Runs a pinned sequence classifier with vLLM's pooling runner, a batch at a time: each
     pair is tokenized here as transformers tokenizes it, so both engines see the same ids."""
 
@@ -191,33 +198,14 @@ class VLLMClassifierEngine:
             prompt_version=manifest.prompt_version,
         )
 
-    @property
-    def identity(self) -> EngineIdentity:
-        return self._identity
-
     def close(self) -> None:
         """Stop the engine's processes now rather than when the interpreter exits."""
         self._llm.llm_engine.engine_core.shutdown()
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         if len(prompt.fields) == 2:
             return len(self._ids(*prompt.fields, truncate=False))
         return len(self._tokenizer("\n".join(m["content"] for m in prompt.messages))["input_ids"])
-
-    def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
-    ) -> list[str | Failed]:
-        if done is not None:
-            done(len(prompts))
-        return [Failed(NO_TEXT) for _ in prompts]
 
     def answer_probabilities(
         self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None
