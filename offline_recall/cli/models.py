@@ -8,6 +8,7 @@ import click
 import tomli_w
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..engines.manifests import (
     DEFAULT_MODEL,
@@ -34,37 +35,56 @@ def models() -> None:
 def list_models(manifests: tuple[Path, ...]) -> None:
     """Each bundled manifest (and each MANIFESTS file given), whether its weights are present
     and verified, and what its family needs: answer tokens, context length, system turn."""
+    console = Console(soft_wrap=False)
     table = Table(title="Models")
-    for column in ("name", "family", "context", "answers", "weights", "fingerprint"):
-        table.add_column(column)
+    for column in ("model@fingerprint", "family", "context", "weights"):
+        table.add_column(column, overflow="fold")
+    notes: list[tuple[str, list[str]]] = []
     for path in [*bundled_manifests(), *manifests]:
         try:
             manifest = load_manifest(path)
         except OfflineRecallError as e:
-            table.add_row(path.stem, "?", "", "", f"invalid manifest: {e}", "")
+            table.add_row(path.stem, "?", "", "invalid")
+            notes.append((path.stem, [f"invalid manifest: {e}"]))
             continue
         state = weights_state(manifest)
-        weights = (
-            state.value if state == "verified" else f"{state.value}: {manifest.source.install}"
-        )
-        if manifest.format == "gguf":
-            cache = cached_dir(manifest)
-            weights += f"; converted: {cache if cache.is_dir() else 'not yet'}"
         table.add_row(
-            manifest.name,
-            family_text(manifest),
-            str(manifest.context_window),
-            answers_text(manifest),
-            weights,
             manifest.fingerprint,
+            manifest.family or "unknown",
+            str(manifest.context_window),
+            state.value,
         )
-    Console(width=240).print(table)
+        notes.append((manifest.name, model_notes(manifest, state)))
+    console.print(table)
+    for name, lines in notes:
+        console.print(Text(name, style="bold"))
+        for line in lines:
+            console.print(Text(f"  {line}"), soft_wrap=True)
+
+
+def model_notes(manifest: ModelManifest, state: WeightsState) -> list[str]:
+    """What the table has no room for: how prompts are rendered, how yes and no are read,
+    and where the weights are or how to install them."""
+    lines = []
+    rendering = family_text(manifest).split("; ")[1:]
+    if rendering:
+        lines.append(f"prompts: {'; '.join(rendering)}")
+    lines.append(f"yes/no: {answers_text(manifest)}")
+    if state != WeightsState.VERIFIED:
+        lines.append(f"weights {state.value}: install with {manifest.source.install}")
+    elif manifest.format == "gguf":
+        cache = cached_dir(manifest)
+        if cache.is_dir():
+            lines += ["weights: GGUF, converted once into", f"  {cache}"]
+        else:
+            lines.append("weights: GGUF, converted on first use")
+    return lines
 
 
 def family_text(manifest: ModelManifest) -> str:
     """The family, and what renders its prompts differently: a folded system turn, template
     options (thinking off), an answer prefix; a classifier's label and pair order."""
-    parts = [manifest.family or manifest.format]
+    parts = [manifest.family or f"unknown family ({manifest.format})"]
     if manifest.classifier is not None:
         c = manifest.classifier
         parts.append(f"classifier ({c.supported_label}, {c.pair_order}, {c.max_length} tokens)")
@@ -81,9 +101,12 @@ def family_text(manifest: ModelManifest) -> str:
 def answers_text(manifest: ModelManifest) -> str:
     """The tokens read as yes and no (`"yes"=9891`), or how they are read without a pin."""
     if manifest.classifier is not None:
-        return f"label {manifest.classifier.supported_label}"
+        label = manifest.classifier.supported_label
+        return f"P(yes) is the probability of the classifier's label {label!r}"
     if manifest.answers is None:
-        return "the prompt's words, one token each"
+        return (
+            'P(yes) from the tokens of "yes" and "no" (the prompt\'s words; spellings not pinned)'
+        )
     return "; ".join(
         f"{word}: " + ", ".join(f"{t.text!r}={t.id}" for t in tokens)
         for word, tokens in (("yes", manifest.answers.yes), ("no", manifest.answers.no))

@@ -1,6 +1,12 @@
-"""The progress a run shows: rows done, and what each scorer is doing inside a window."""
+"""The progress a run shows: rows done, and what each scorer is doing inside a window.
+
+On a terminal it is a live bar (rich); anywhere else (a pipe, a CI log) it is a plain line
+now and then, so that a log shows a long run moving."""
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.progress import (
@@ -11,15 +17,54 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 from ..scorers import scorer_kind
 
+EVERY = 10.0
+"""Seconds between two plain progress lines, at most one line per change."""
+
+LOADING = "loading the model"
+
+
+def _stage_text(scorer: str, stage: str, done: int, total: int) -> str:
+    return f"{scorer_kind(scorer).measure}: {stage} {done}/{total}"
+
+
+def _window_text(first: int, rows: int) -> str:
+    return f"rows {first}-{first + rows - 1}" if rows > 1 else f"row {first}"
+
 
 class RunBar:
-    """A bar of rows scored, with a line below it for the stage the window is in (ground
-    truths extracted, verdicts judged), so a long window still moves."""
+    """What a run is doing, shown as it goes: rows scored, and below them the stage of the
+    window in progress (the model loading, ground truths extracted, verdicts judged), so the
+    display moves inside a window long before its rows are committed.
 
-    def __init__(self, console: Console, total: int) -> None:
+    A live bar on a terminal; elsewhere a plain line at the first news, then at most every
+    `every` seconds while anything moves, and a last line at the end.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        total: int | None = None,
+        what: str = "rows scored",
+        *,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._console = console
+        self._what = what
+        self._live = console.is_terminal
+        self._every = EVERY if every is None else every
+        self._clock = clock
+        self._started = clock()
+        self._printed: float | None = None
+        self._total = total
+        self._done = 0
+        self._first = 1
+        self._window = 0
+        self._stage = LOADING
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -27,25 +72,60 @@ class RunBar:
             TimeElapsedColumn(),
             console=console,
         )
-        self._rows: TaskID = self._progress.add_task("rows scored", total=total)
-        self._stage: TaskID = self._progress.add_task("", total=None, visible=False)
+        self._rows: TaskID = self._progress.add_task(what, total=total)
+        self._step: TaskID = self._progress.add_task(f"  {LOADING}", total=None)
 
     def __enter__(self) -> RunBar:
-        self._progress.__enter__()
+        if self._live:
+            self._progress.__enter__()
+        elif self._total is not None:
+            self._tell()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._progress.__exit__(None, None, None)
+        if self._live:
+            self._progress.__exit__(None, None, None)
+        elif self._total is not None:
+            self._line()
+
+    def begin(self, total: int, done: int) -> None:
+        """The run has `total` rows, `done` of them scored before."""
+        self._total = total
+        self._progress.update(self._rows, total=total)
+        self.rows(done)
+
+    def window(self, rows: int) -> None:
+        """A window of `rows` rows, the next ones after those done, starts."""
+        self._first, self._window = self._done + 1, rows
 
     def rows(self, done: int) -> None:
+        self._done = done
         self._progress.update(self._rows, completed=done)
+        self._tell()
 
     def stage(self, scorer: str, stage: str, done: int, total: int) -> None:
-        measure = scorer_kind(scorer).measure
+        self._stage = _stage_text(scorer, stage, done, total)
+        where = f" ({_window_text(self._first, self._window)})" if self._window else ""
         self._progress.update(
-            self._stage,
-            description=f"  {measure}: {stage}",
+            self._step,
+            description=f"  {scorer_kind(scorer).measure}: {stage}{where}",
             completed=done,
             total=total,
-            visible=True,
+        )
+        self._tell()
+
+    def _tell(self) -> None:
+        if not self._live and (
+            self._printed is None or self._clock() - self._printed >= self._every
+        ):
+            self._line()
+
+    def _line(self) -> None:
+        """One plain line: rows done, the last stage, and the time so far."""
+        now = self._clock()
+        self._printed = now
+        total = "?" if self._total is None else str(self._total)
+        self._console.print(
+            Text(f"{self._what} {self._done}/{total}, {self._stage}, {now - self._started:.0f} s"),
+            soft_wrap=True,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from ..data.results import ItemRecord, read_results
 from ..report.comparison import Comparison, PairBy, compare_runs
@@ -13,6 +14,7 @@ from ..runs.manifest import RunManifest
 from ..runs.store import manifest_path
 from ..runs.verify import verify_run
 from .options import parse_scorers
+from .progress import RunBar
 
 
 def _manifest_beside(results: Path) -> RunManifest | None:
@@ -164,7 +166,8 @@ def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
     judge profiles); the library and the input file must be the run's. Exits with status 1
     when any row's record differs from the recorded one.
     """
-    report = verify_run(run, sample, seed)
+    with RunBar(Console(stderr=True), what="rows re-scored") as bar:
+        report = verify_run(run, sample, seed, bar)
     for change in report.environment:
         click.echo(f"warning: engine package changed since the run: {change}", err=True)
     differ = len(report.differences)

@@ -211,12 +211,12 @@ def score(
                     f"resuming: {stored} of {dataset.total} rows are in the store "
                     f"{store_path}; scoring the rest"
                 )
-            scoring = spec.build(claim_cache=cache)
-            try:
-                with RunBar(console, dataset.total) as bar:
+            with RunBar(console, dataset.total) as bar:
+                scoring = spec.build(claim_cache=cache)
+                try:
                     score_into(scoring, dataset, store, spec.digest, bar)
-            finally:
-                scoring.close()
+                finally:
+                    scoring.close()
             if out is not None:
                 store.export(out, output_format(out), spec.scorer_ids)
                 write_manifest(manifest_path(out), manifest)

@@ -41,8 +41,8 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
     kind = scorer_kind(scorer_id)
     setup = spec.scorer(scorer_id).setup
     table = Table(title=kind.name, show_header=False)
-    table.add_column(style="bold")
-    table.add_column(justify="right")
+    table.add_column(style="bold", overflow="fold")
+    table.add_column(justify="right", no_wrap=True)  # a fingerprint is read whole, never cut
     rows = [
         (f"mean {kind.measure}", _mean(summary)),
         ("items", str(summary.items)),

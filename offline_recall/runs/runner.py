@@ -14,7 +14,12 @@ from .summary import windows
 
 
 class RunProgress(Protocol):
-    """Told how a run is going: rows done, and each scorer's stages inside a window."""
+    """Told how a run is going: its size, each window as it starts, rows done, and each
+    scorer's stages inside a window."""
+
+    def begin(self, total: int, done: int) -> None: ...
+
+    def window(self, rows: int) -> None: ...
 
     def rows(self, done: int) -> None: ...
 
@@ -44,7 +49,7 @@ def score_rows(
     }
     for r in rows:
         results = {
-            sid: scoring.scorers[sid].error_result(r.message)
+            sid: scoring.scorers[sid].error_result(r.error)
             if isinstance(r, RowError)
             else next(found)
             for sid, found in scored.items()
@@ -62,16 +67,19 @@ def score_into(
     """Score the rows `store` does not hold yet, committing one window at a time.
 
     `progress` is told the rows done so far (stored earlier ones included) after each window,
-    and each scorer's stages inside it. Returns the number of rows scored now.
+    each window as it starts, and each scorer's stages inside it. Returns the number of rows
+    scored now.
     """
     done = store.done()
     pending = (r for r in dataset.rows() if r.line not in done)
     count = len(done)
     if progress is not None:
         watch(scoring, progress)
-        progress.rows(count)
+        progress.begin(dataset.total, count)
     scored = 0
     for window in windows(pending, scoring.window):
+        if progress is not None:
+            progress.window(len(window))
         store.add(score_rows(scoring, window, spec_digest))
         scored += len(window)
         if progress is not None:

@@ -14,7 +14,7 @@ from ..engines import engine_kind
 from ..engines.manifests import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from .manifest import RunManifest
-from .runner import score_rows
+from .runner import RunProgress, score_rows, watch
 from .shard_store import ShardFolder
 from .spec import installed_versions
 from .store import RunStore, default_store_path, manifest_path
@@ -80,12 +80,15 @@ def _fields(a: ItemRecord, b: ItemRecord) -> tuple[str, ...]:
     return tuple(out)
 
 
-def verify_run(run: Path, sample: int | None = None, seed: int = 0) -> VerifyReport:
+def verify_run(
+    run: Path, sample: int | None = None, seed: int = 0, progress: RunProgress | None = None
+) -> VerifyReport:
     """Re-score RUN's rows (all, or `sample` of them chosen with `seed`) with the spec its
     manifest recorded (the same model, engine options, prompts and judge profiles) and compare.
 
     Refused when the library version, the model or the input file differ from the run's: the
-    comparison would say nothing about repeatability.
+    comparison would say nothing about repeatability. `progress`, if given, is told how the
+    re-scoring goes, as a run's is.
     """
     manifest, records = recorded_run(run)
     spec = manifest.spec
@@ -113,11 +116,17 @@ def verify_run(run: Path, sample: int | None = None, seed: int = 0) -> VerifyRep
     chosen = set(lines)
     dataset = open_dataset(source, manifest.input.mapping, manifest.input.context_separator)
     rows = (r for r in dataset.rows() if r.line in chosen)
+    if progress is not None:
+        progress.begin(len(lines), 0)
     scoring = spec.build()
     identical = 0
     differences: list[Difference] = []
     try:
+        if progress is not None:
+            watch(scoring, progress)
         for window in windows(rows, scoring.window):
+            if progress is not None:
+                progress.window(len(window))
             for now in score_rows(scoring, window, spec.digest):
                 recorded = by_line[now.line]
                 if as_json_line(now) == as_json_line(recorded):
@@ -131,6 +140,8 @@ def verify_run(run: Path, sample: int | None = None, seed: int = 0) -> VerifyRep
                         now=as_json_line(now),
                     )
                 )
+            if progress is not None:
+                progress.rows(identical + len(differences))
     finally:
         scoring.close()
     return VerifyReport(

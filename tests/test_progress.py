@@ -1,0 +1,97 @@
+"""The progress a run shows: a live bar on a terminal, plain lines in a pipe or a CI log."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from offline_recall.cli import main, progress
+from offline_recall.cli.progress import RunBar
+
+from .conftest import EXAMPLE, RECALL
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def piped() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, force_terminal=False, width=200), out
+
+
+def test_a_pipe_gets_a_plain_line_at_the_start_then_now_and_then_and_at_the_end() -> None:
+    console, out = piped()
+    clock = Clock()
+    with RunBar(console, 40, every=10, clock=clock) as bar:
+        bar.begin(40, 0)
+        bar.window(16)
+        for done in range(1, 31):
+            clock.now += 1
+            bar.stage(RECALL, "sentences extracted", done, 30)
+        bar.rows(16)
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "rows scored 0/40, loading the model, 0 s",
+        "rows scored 0/40, recall: sentences extracted 10/30, 10 s",
+        "rows scored 0/40, recall: sentences extracted 20/30, 20 s",
+        "rows scored 0/40, recall: sentences extracted 30/30, 30 s",
+        "rows scored 16/40, recall: sentences extracted 30/30, 30 s",
+    ]
+
+
+def test_a_terminal_shows_the_model_loading_before_any_stage() -> None:
+    """The line under the rows is there from the start: the first seconds are not blank."""
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, record=True)
+    with RunBar(console, 12):
+        pass
+    assert "loading the model" in console.export_text()
+
+
+def test_a_terminal_names_the_rows_of_the_window_in_progress() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, record=True)
+    with RunBar(console, 40) as bar:
+        bar.begin(40, 16)
+        bar.window(16)
+        bar.stage(RECALL, "verdicts judged", 5, 24)
+    shown = console.export_text()
+    assert "recall: verdicts judged (rows 17-32)" in shown and "5/24" in shown
+    assert "16/40" in shown
+
+
+def test_a_piped_run_prints_rows_as_windows_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    data = tmp_path / "data.jsonl"
+    rows = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+    data.write_text("".join(json.dumps(r) + "\n" for r in (rows * 2)[:20]))
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(
+        main, ["score", str(data), "--backend", "fake", "--out", str(out), "--no-cache"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "rows scored 0/20, loading the model" in result.output
+    assert "rows scored 16/20, recall: verdicts judged" in result.output
+    assert "rows scored 20/20, recall: verdicts judged" in result.output
+
+
+def test_verify_shows_its_progress(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    scored = CliRunner().invoke(
+        main, ["score", str(EXAMPLE), "--backend", "fake", "--out", str(out), "--no-cache"]
+    )
+    assert scored.exit_code == 0, scored.output
+    result = CliRunner().invoke(main, ["verify", str(out), "--sample", "5"])
+    assert result.exit_code == 0, result.output
+    assert "rows re-scored 0/5, loading the model" in result.output
+    assert "rows re-scored 5/5, recall: verdicts judged" in result.output
