@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,13 @@ def test_verify_shows_its_progress(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "rows re-scored 0/5, loading the model" in result.output
     assert "rows re-scored 5/5, recall: verdicts judged" in result.output
+
+
+def test_a_pipe_gets_a_line_every_few_seconds_while_one_long_step_gives_no_news() -> None:
+    """Loading a model or compiling a grammar can take minutes without a single event."""
+    console, out = piped()
+    with RunBar(console, 12, every=0.05):
+        time.sleep(0.4)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 4, lines
+    assert all(line.startswith("rows scored 0/12, loading the model") for line in lines)

@@ -5,6 +5,7 @@ now and then, so that a log shows a long run moving."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -40,8 +41,9 @@ class RunBar:
     window in progress (the model loading, ground truths extracted, verdicts judged), so the
     display moves inside a window long before its rows are committed.
 
-    A live bar on a terminal; elsewhere a plain line at the first news, then at most every
-    `every` seconds while anything moves, and a last line at the end.
+    A live bar on a terminal; elsewhere a plain line at the start, then one every `every`
+    seconds (also while one long step gives no news, so a log never looks stalled), and a
+    last line at the end.
     """
 
     def __init__(
@@ -65,6 +67,9 @@ class RunBar:
         self._first = 1
         self._window = 0
         self._stage = LOADING
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat = threading.Thread(target=self._heartbeat, daemon=True)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -78,15 +83,27 @@ class RunBar:
     def __enter__(self) -> RunBar:
         if self._live:
             self._progress.__enter__()
-        elif self._total is not None:
+            return self
+        if self._total is not None:
             self._tell()
+        if self._every > 0:
+            self._beat.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live:
             self._progress.__exit__(None, None, None)
-        elif self._total is not None:
-            self._line()
+            return
+        self._stop.set()
+        if self._beat.is_alive():
+            self._beat.join()
+        if self._total is not None:
+            with self._lock:
+                self._line()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self._every):
+            self._tell()
 
     def begin(self, total: int, done: int) -> None:
         """The run has `total` rows, `done` of them scored before."""
@@ -115,10 +132,11 @@ class RunBar:
         self._tell()
 
     def _tell(self) -> None:
-        if not self._live and (
-            self._printed is None or self._clock() - self._printed >= self._every
-        ):
-            self._line()
+        if self._live:
+            return
+        with self._lock:
+            if self._printed is None or self._clock() - self._printed >= self._every:
+                self._line()
 
     def _line(self) -> None:
         """One plain line: rows done, the last stage, and the time so far."""
