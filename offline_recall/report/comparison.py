@@ -10,7 +10,9 @@ from typing import Any
 
 from ..data.results import ItemRecord
 from ..errors import DatasetError
+from ..scorers import SCORERS
 from ..scorers.base import Frozen, Judgment
+from .highlight import closest_chunk
 from .stats import Interval, bootstrap_mean, sign_test
 
 TIE = 1e-9
@@ -33,14 +35,24 @@ class Flip(Frozen):
     a: Judgment
     b: Judgment
     chunk_a: str | None = None
-    """The chunk of run A's context the verdict points at, when A's is positive."""
+    """The chunk of run A's context the verdict is about: the chunk judged (precision), the
+    supporting one (a positive claim verdict), else the closest to the claim by shared words."""
     chunk_b: str | None = None
-    """The chunk of run B's context the verdict points at, when B's is positive."""
+    """The same chunk of run B's context."""
+    index_a: int | None = None
+    """The index of `chunk_a` in run A's context."""
+    index_b: int | None = None
+    """The index of `chunk_b` in run B's context."""
 
     @property
     def lost(self) -> bool:
         """Positive in run A, not in run B."""
         return self.a.positive and not self.b.positive
+
+    @property
+    def of_chunk(self) -> bool:
+        """The verdict judges a chunk itself (its relevance), not a claim."""
+        return self.a.of_chunk
 
 
 class Pair(Frozen):
@@ -81,6 +93,11 @@ class Comparison(Frozen):
     only_a: int
     only_b: int
     not_scored: int
+    """Paired items left out of the means: not scored in A, in B, or in either."""
+    unscored_a: int = 0
+    """Paired items scored in B only (an error in A)."""
+    unscored_b: int = 0
+    """Paired items scored in A only (an error in B)."""
     mean_a: float | None
     mean_b: float | None
     diff: float | None
@@ -95,8 +112,40 @@ class Comparison(Frozen):
     """How the runs' specs differ (model, engine, scale, prompts, profiles); empty if not."""
 
     @property
+    def scorer_name(self) -> str:
+        """The scorer's name ("Context Recall Scorer"), or its id when it is not registered."""
+        kind = SCORERS.get(self.scorer)
+        return self.scorer if kind is None else kind.name
+
+    @property
+    def positive(self) -> str:
+        """What a positive verdict is called ("supported", "relevant")."""
+        kind = SCORERS.get(self.scorer)
+        return "positive" if kind is None else kind.positive
+
+    @property
     def compared(self) -> int:
         return len(self.pairs)
+
+    @property
+    def unscored_both(self) -> int:
+        """Paired items scored in neither run."""
+        return self.not_scored - self.unscored_a - self.unscored_b
+
+    @property
+    def not_scored_text(self) -> str:
+        """Where the paired items left out of the means failed ("not scored: 1 in A only,
+        2 in both runs"); "" when none was."""
+        parts = [
+            f"{n} {where}"
+            for n, where in (
+                (self.unscored_a, "in A only"),
+                (self.unscored_b, "in B only"),
+                (self.unscored_both, "in both runs"),
+            )
+            if n
+        ]
+        return f"not scored: {', '.join(parts)}" if parts else ""
 
     @property
     def flips(self) -> list[tuple[Pair, Flip]]:
@@ -130,18 +179,35 @@ def _key(record: ItemRecord, by: PairBy) -> str:
     return f"id {_id_key(record.id)}" if by == PairBy.ID else f"line {record.line}"
 
 
-def _pointed(record: ItemRecord, judgment: Judgment) -> str | None:
+def _pointed(record: ItemRecord, judgment: Judgment) -> int | None:
+    """The chunk a verdict is about in `record`'s context: the chunk judged, the supporting
+    chunk, or, for a claim no chunk supports, the closest one by shared words."""
     index, context = judgment.chunk_index, record.context
-    if not judgment.positive or index is None or context is None or index >= len(context):
+    if context is None:
         return None
-    return context[index]
+    if not judgment.of_chunk and not judgment.positive:
+        index = closest_chunk(context, judgment.text)
+    return index if index is not None and 0 <= index < len(context) else None
+
+
+def _flip(a: ItemRecord, b: ItemRecord, ja: Judgment, jb: Judgment) -> Flip:
+    ia, ib = _pointed(a, ja), _pointed(b, jb)
+    return Flip(
+        claim=ja.text,
+        a=ja,
+        b=jb,
+        chunk_a=None if ia is None or a.context is None else a.context[ia],
+        chunk_b=None if ib is None or b.context is None else b.context[ib],
+        index_a=ia,
+        index_b=ib,
+    )
 
 
 def flipped(a: ItemRecord, b: ItemRecord, scorer: str) -> tuple[Flip, ...]:
     """Verdicts of `scorer` found in both records that differ; lost ones first."""
     in_b = {j.key: j for j in b.result(scorer).judgments()}
     found = [
-        Flip(claim=ja.text, a=ja, b=jb, chunk_a=_pointed(a, ja), chunk_b=_pointed(b, jb))
+        _flip(a, b, ja, jb)
         for ja in a.result(scorer).judgments()
         if (jb := in_b.get(ja.key)) is not None and jb.positive != ja.positive
     ]
@@ -226,6 +292,14 @@ def compare_runs(
         only_a=len(a) - len(matched),
         only_b=len(in_b.keys() - keys_a),
         not_scored=len(matched) - len(pairs),
+        unscored_a=sum(
+            ra.result(scorer).score is None and rb.result(scorer).score is not None
+            for ra, rb in matched
+        ),
+        unscored_b=sum(
+            ra.result(scorer).score is not None and rb.result(scorer).score is None
+            for ra, rb in matched
+        ),
         mean_a=_mean([p.score_a for p in pairs]),
         mean_b=_mean([p.score_b for p in pairs]),
         diff=_mean(diffs),

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from ..scorers import SCORERS
-from .comparison import Comparison, Pair
+from .comparison import Comparison, Flip, Pair
+
+LABEL = 15
+"""The width of the labels of the summary lines."""
+
+QUOTED = 80
+"""Characters of a chunk quoted in a flip's line."""
 
 
 def signed(value: float) -> str:
@@ -32,17 +38,18 @@ def summary_lines(c: Comparison) -> list[str]:
             f"WARNING: the runs differ ({'; '.join(c.mismatch)}); "
             "compared anyway (--allow-mismatch)"
         )
+    lines.append(f"{c.scorer_name}: B against A")
     for label, side in (("A", c.a), ("B", c.b)):
         lines.append(
             f"{label}  {side.name}: {side.items} items, model {', '.join(side.models) or '-'}, "
             f"prompt {', '.join(side.prompts) or '-'}"
         )
     unpaired = f", {c.only_a} only in A, {c.only_b} only in B" if c.only_a or c.only_b else ""
-    not_scored = f", {c.not_scored} not scored in one run" if c.not_scored else ""
+    not_scored = f", {c.not_scored_text}" if c.not_scored else ""
     lines += [
         f"paired by {c.paired_by}: {c.paired} pairs{unpaired}{not_scored}; {c.compared} compared",
         "",
-        f"mean {_measure(c):<9}A {_number(c.mean_a)}   B {_number(c.mean_b)}",
+        f"{'mean ' + _measure(c):<{LABEL}}A {_number(c.mean_a)}   B {_number(c.mean_b)}",
     ]
     if c.diff is not None:
         ci = (
@@ -52,11 +59,31 @@ def summary_lines(c: Comparison) -> list[str]:
             else ""
         )
         lines += [
-            f"difference    B - A {signed(c.diff)}{ci}",
-            f"sign test     p = {c.p_value:.4g} (two-sided, ties left out)",
-            f"B vs A        {c.wins} better, {c.ties} tied, {c.losses} worse",
+            f"{'difference':<{LABEL}}B - A {signed(c.diff)}{ci}",
+            f"{'sign test':<{LABEL}}p = {c.p_value:.4g} (two-sided, ties left out)",
+            f"{'B vs A':<{LABEL}}{c.wins} better, {c.ties} tied, {c.losses} worse",
         ]
     return lines
+
+
+def _quoted(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= QUOTED else flat[: QUOTED - 1] + "…")
+
+
+def _flipped(flip: Flip) -> str:
+    """What flipped: a claim, as written; a chunk, with its text (each run's, when the runs
+    hold different texts at that place)."""
+    if not flip.of_chunk:
+        return repr(flip.claim)
+    a, b = flip.chunk_a, flip.chunk_b
+    if a is None and b is None:
+        return flip.claim
+    if a == b or b is None:
+        return f"{flip.claim} {_quoted(a or '')}"
+    if a is None:
+        return f"{flip.claim} {_quoted(b)}"
+    return f"{flip.claim}: A {_quoted(a)}, B {_quoted(b)}"
 
 
 def flip_lines(c: Comparison, show: int) -> list[str]:
@@ -72,7 +99,7 @@ def flip_lines(c: Comparison, show: int) -> list[str]:
         )
         for flip in pair.flips:
             lines.append(
-                f"    {'lost  ' if flip.lost else 'gained'}  {flip.claim!r}  "
+                f"    {'lost  ' if flip.lost else 'gained'}  {_flipped(flip)}  "
                 f"P {flip.a.probability:.2f} -> {flip.b.probability:.2f}"
             )
     if len(flipped) > show:

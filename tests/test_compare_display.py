@@ -1,0 +1,94 @@
+"""What `compare` shows: aligned labels, where unscored items failed, a flipped chunk's text,
+and both runs' chunks beside a flipped claim."""
+
+from __future__ import annotations
+
+from offline_recall import ClaimVerdict, ItemRecord, RecallResult, Status
+from offline_recall.report.comparison import compare_runs
+from offline_recall.report.comparison_text import comparison_text
+from offline_recall.report.html import render_comparison
+from offline_recall.scorers.precision import ID as PRECISION
+from offline_recall.scorers.precision.result import ChunkVerdict, PrecisionResult
+
+from .conftest import RECALL
+
+COMMON = {
+    "reason": "",
+    "model_fingerprint": "judge@1",
+    "prompt_version": "v1",
+    "judge_profile": "p",
+    "library_version": "0.2.0",
+}
+
+
+def recall_record(
+    line: int, score: float | None, claims: list[tuple[str, bool, int | None]], context: list[str]
+) -> ItemRecord:
+    result = RecallResult(
+        scorer=RECALL,
+        score=score,
+        status=Status.OK if score is not None else Status.ERROR,
+        error=None if score is not None else "broken",
+        verdicts=tuple(
+            ClaimVerdict(claim=c, supported=s, probability=0.9 if s else 0.1, chunk_index=i)
+            for c, s, i in claims
+        ),
+        **COMMON,
+    )
+    return ItemRecord(line=line, id=f"q{line}", context=context, results={RECALL: result})
+
+
+def precision_record(line: int, relevant: list[bool], context: list[str]) -> ItemRecord:
+    result = PrecisionResult(
+        scorer=PRECISION,
+        score=sum(relevant) / len(relevant),
+        status=Status.OK,
+        verdicts=tuple(
+            ChunkVerdict(chunk_index=i, relevant=r, probability=0.8 if r else 0.2)
+            for i, r in enumerate(relevant)
+        ),
+        **COMMON,
+    )
+    return ItemRecord(line=line, id=f"q{line}", context=context, results={PRECISION: result})
+
+
+def test_the_mean_line_keeps_its_label_apart_from_the_numbers() -> None:
+    a = [precision_record(1, [True], ["Paris."]), precision_record(2, [False], ["Rome."])]
+    text = comparison_text(compare_runs(a, a, scorer=PRECISION))
+    assert "mean precision A 0.5000   B 0.5000" in text
+    assert text.splitlines()[0] == "Context Precision Scorer: B against A"
+
+
+def test_items_failed_in_both_runs_are_not_said_to_fail_in_one() -> None:
+    ok = recall_record(1, 1.0, [("x", True, 0)], ["x"])
+    a = [ok, recall_record(2, None, [], ["x"]), recall_record(3, None, [], ["x"])]
+    b = [ok, recall_record(2, None, [], ["x"]), recall_record(3, 1.0, [], ["x"])]
+    c = compare_runs(a, b, scorer=RECALL)
+    text = comparison_text(c)
+    assert "not scored: 1 in A only, 1 in both runs" in text
+    assert "not scored in one run" not in text
+    assert "not scored: 1 in A only, 1 in both runs" in render_comparison([c])
+
+
+def test_a_flipped_chunk_is_named_with_its_text() -> None:
+    a = [precision_record(1, [True, False], ["Paris is in France.", "Rome is in Italy."])]
+    b = [precision_record(1, [False, False], ["Bananas are yellow.", "Rome is in Italy."])]
+    text = comparison_text(compare_runs(a, b, scorer=PRECISION))
+    assert "lost    chunk 0 (rank 1): A 'Paris is in France.', B 'Bananas are yellow.'" in text, (
+        text
+    )
+
+
+def test_the_html_shows_each_runs_chunk_beside_a_flipped_claim() -> None:
+    claim = "The tower was finished in 1889."
+    a = [recall_record(1, 1.0, [(claim, True, 0)], ["The tower was finished in 1889."])]
+    b = [
+        recall_record(
+            1, 0.0, [(claim, False, None)], ["The Colosseum is in Rome.", "The tower is tall."]
+        )
+    ]
+    page = render_comparison([compare_runs(a, b, scorer=RECALL)])
+    assert "supporting chunk 0 in A" in page
+    assert "B: no chunk supports it; closest by shared words: chunk 1" in page
+    assert "The <mark>tower</mark> is tall." in page
+    assert "✗ not supported" in page
