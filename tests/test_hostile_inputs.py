@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -70,7 +71,7 @@ CORPUS: list[tuple[str, str, str, str | None]] = [
         "both groundTruth and ground_truth",
         _json({"groundTruth": "a.", "ground_truth": "b.", "context": ["a"]}),
         "error",
-        "both ground_truth and groundTruth given",
+        "both groundTruth and ground_truth given",
     ),
     ("ground truth missing", _json({"context": ["x"]}), "no_ground_truth", "no ground truth"),
     ("ground truth empty", _json({"groundTruth": "", "context": ["x"]}), "no_ground_truth", None),
@@ -101,14 +102,14 @@ CORPUS: list[tuple[str, str, str, str | None]] = [
     (
         "empty context list",
         _json({"groundTruth": "Paris is in France.", "context": []}),
-        "ok",
-        None,
+        "no_context",
+        "no context chunk",
     ),
     (
         "context of blank chunks",
         _json({"groundTruth": "Paris is in France.", "context": ["", " "]}),
-        "ok",
-        None,
+        "no_context",
+        "no context chunk",
     ),
     (
         "1 MB ground truth",
@@ -181,7 +182,8 @@ EXPECTED_SCORES = {
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """Each line of the result file, as written."""
     folder = tmp_path_factory.mktemp("hostile")
     data, out = folder / "hostile.jsonl", folder / "r.jsonl"
     data.write_text("\n".join(line for _, line, _, _ in CORPUS) + "\n", encoding="utf-8")
@@ -189,11 +191,33 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         main, ["score", str(data), "--backend", "fake", "--out", str(out), "--no-cache"]
     )
     assert result.exit_code == 0, result.output
-    return [recall(json.loads(line)) for line in out.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
 
-def test_every_row_comes_back_once_in_order(scored: list[dict[str, Any]]) -> None:
-    assert len(scored) == len(CORPUS)
+@pytest.fixture(scope="module")
+def scored(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [recall(record) for record in records]
+
+
+def _given(line: str) -> tuple[Any, Any]:
+    """The ground truth and context a row of the corpus holds, as a result records them (a
+    lone surrogate cannot be written as UTF-8: it comes back as U+FFFD)."""
+    row = json.loads(line)
+    given = (row.get("groundTruth", row.get("ground_truth")), row["context"])
+    text = re.sub("[\ud800-\udfff]", "\ufffd", json.dumps(given, ensure_ascii=False))
+    return tuple(json.loads(text))
+
+
+def test_every_row_comes_back_once_in_order(records: list[dict[str, Any]]) -> None:
+    """Row i of the results is row i of the input: its line number, and the ground truth and
+    context it was scored on (a row that could not be read records neither)."""
+    assert [r["line"] for r in records] == list(range(1, len(CORPUS) + 1))
+    for record, (name, line, status, _) in zip(records, CORPUS, strict=True):
+        found = (record["ground_truth"], record["context"])
+        if status == "error":
+            assert found == (None, None), name
+        else:
+            assert found == _given(line), name
 
 
 @pytest.mark.parametrize(
@@ -209,7 +233,7 @@ def test_each_hostile_row_scores_or_fails_alone(
     if status == "error":
         assert row["score"] is None
         assert message is not None and message in row["error"]
-        assert row["error"].startswith(f"line {index + 1}: ")
+        assert not row["error"].startswith("line ")  # the record carries its line
     else:
         assert row["error"] is None
         if message is not None:
