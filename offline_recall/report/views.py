@@ -14,6 +14,7 @@ from ..runs.summary import Summary, Tally
 from ..scorers import SCORERS
 from ..scorers.base import ScoreResult, Status
 from .highlight import closest_chunk, highlight_excerpt
+from .insights import Missed, Scatter, measured, most_missed, scatter, set_apart
 from .stats import Interval, bootstrap_mean
 
 BINS = 10
@@ -44,6 +45,8 @@ class ResultView(_View):
     """One scorer's result on one row."""
 
     scorer: str
+    measure: str
+    """What the scorer measures ("recall"): each badge says whose it is."""
     score: float | None
     band: str
     status: Status
@@ -75,6 +78,10 @@ class ItemView(_View):
     def statuses_attr(self) -> str:
         return " ".join(r.status.value for r in self.results)
 
+    @property
+    def scorers_attr(self) -> str:
+        return " ".join(r.scorer for r in self.results)
+
 
 class Bar(_View):
     """One histogram bin."""
@@ -96,6 +103,10 @@ class ScorerView(_View):
     interval: Interval | None
     top: float
     bars: list[Bar]
+    apart: list[Bar]
+    """Rows whose 0 is given, not measured (no ground truth, no context), beside the bins."""
+    prompts: list[str]
+    missed: list[Missed]
 
 
 class ReportView(_View):
@@ -108,6 +119,8 @@ class ReportView(_View):
     scorers: list[ScorerView]
     items: list[ItemView]
     statuses: list[str]
+    scatter: Scatter | None = None
+    """Recall against precision, when the run has both."""
 
     @property
     def failed(self) -> list[ItemView]:
@@ -176,6 +189,7 @@ def item_view(record: ItemRecord, tops: dict[str, float]) -> ItemView:
         results=[
             ResultView(
                 scorer=sid,
+                measure=_measure(sid),
                 score=r.score,
                 band=band(r.score, tops[sid]),
                 status=r.status,
@@ -188,12 +202,20 @@ def item_view(record: ItemRecord, tops: dict[str, float]) -> ItemView:
     )
 
 
-def histogram(scores: Sequence[float], top: float, bins: int = BINS) -> list[Bar]:
-    """Counts of scores in `bins` equal bins over [0, top]; the last bin includes `top`."""
+def _measure(scorer_id: str) -> str:
+    kind = SCORERS.get(scorer_id)
+    return kind.measure if kind is not None else "score"
+
+
+def histogram(
+    scores: Sequence[float], top: float, bins: int = BINS, at_least: int = 1
+) -> list[Bar]:
+    """Counts of scores in `bins` equal bins over [0, top]; the last bin includes `top`.
+    Heights are relative to the largest count, or `at_least` when that is larger."""
     import numpy as np
 
     counts, edges = np.histogram(np.asarray(scores, dtype=float), bins=bins, range=(0.0, top))
-    most = max(int(counts.max()) if len(scores) else 0, 1)
+    most = max(int(counts.max()) if len(scores) else 0, at_least, 1)
     return [
         Bar(
             label=f"{edges[i]:.1f}\u2013{edges[i + 1]:.1f}",
@@ -208,12 +230,17 @@ def _distinct(values: Sequence[str]) -> list[str]:
     return sorted(set(values))
 
 
-def scorer_view(scorer_id: str, results: Sequence[ScoreResult]) -> ScorerView:
+def scorer_view(
+    scorer_id: str, results: Sequence[ScoreResult], records: Sequence[ItemRecord] = ()
+) -> ScorerView:
     tally = Tally()
     for result in results:
         tally.add(result)
     scores = [r.score for r in results if r.score is not None]
     top = max([1.0, *scores])
+    apart = set_apart(results)
+    bars = histogram(measured(results), top, at_least=max([1, *(n for _, n in apart)]))
+    most = max([1, *(n for _, n in apart), *(b.count for b in bars)])
     kind = SCORERS.get(scorer_id)
     return ScorerView(
         id=scorer_id,
@@ -224,7 +251,10 @@ def scorer_view(scorer_id: str, results: Sequence[ScoreResult]) -> ScorerView:
         summary=tally.summary(),
         interval=bootstrap_mean(scores),
         top=top,
-        bars=histogram(scores, top),
+        bars=bars,
+        apart=[Bar(label=label, count=n, height=100 * n / most) for label, n in apart],
+        prompts=_distinct([r.prompt_version for r in results]),
+        missed=most_missed(records, scorer_id),
     )
 
 
@@ -232,8 +262,11 @@ def report_view(records: Sequence[ItemRecord], source: str) -> ReportView:
     """Everything the report page shows about `records`."""
     ids = list(dict.fromkeys(sid for r in records for sid in r.results))
     scorers = [
-        scorer_view(sid, [r.results[sid] for r in records if sid in r.results]) for sid in ids
+        scorer_view(sid, [r.results[sid] for r in records if sid in r.results], records)
+        for sid in ids
     ]
+    by_measure = {s.measure: s for s in scorers}
+    both = by_measure.get("recall"), by_measure.get("precision")
     results = [result for r in records for result in r.results.values()]
     return ReportView(
         source=source,
@@ -243,4 +276,13 @@ def report_view(records: Sequence[ItemRecord], source: str) -> ReportView:
         scorers=scorers,
         items=[item_view(r, {s.id: s.top for s in scorers}) for r in records],
         statuses=[s.value for s in Status],
+        scatter=None
+        if both[0] is None or both[1] is None
+        else scatter(
+            records,
+            both[0].id,
+            both[1].id,
+            (both[0].measure, both[1].measure),
+            (both[0].top, both[1].top),
+        ),
     )
