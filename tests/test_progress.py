@@ -106,3 +106,21 @@ def test_a_pipe_gets_a_line_every_few_seconds_while_one_long_step_gives_no_news(
     lines = out.getvalue().splitlines()
     assert len(lines) >= 4, lines
     assert all(line.startswith("rows scored 0/12, loading the model") for line in lines)
+
+
+def test_a_ray_run_in_a_pipe_prints_rows_as_shards_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from offline_recall.cli.ray_run import _ShardBar
+
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    console, out = piped()
+    with _ShardBar(console, 20, 4) as bar:
+        bar.shard(8)
+        bar.shard(8)
+    lines = out.getvalue().splitlines()
+    assert [line.split(",")[0] for line in lines] == [
+        "rows scored 4/20",
+        "rows scored 12/20",
+        "rows scored 20/20",
+        "rows scored 20/20",
+    ]
+    assert "rows/s" in lines[-1]

@@ -29,6 +29,7 @@ from ..runs.shard_store import ShardFolder, default_shards_path
 from ..runs.spec import RunSpec
 from ..runs.store import manifest_path, write_manifest
 from ..runs.summary import Summary
+from . import progress
 
 F = TypeVar("F", bound=Callable[..., Any])
 SHARDS_PER_WORKER = 4
@@ -137,9 +138,14 @@ def shard_size(total: int, window: int, workers: int) -> int:
 
 
 class _ShardBar:
-    """Rows scored (committed shards), and rows per second since scoring began."""
+    """Rows scored (committed shards), and rows per second since scoring began: a live bar on
+    a terminal, else (a pipe, a CI log) a plain line at the start, at most every
+    `progress.EVERY` seconds as shards commit, and at the end."""
 
     def __init__(self, console: Console, total: int, done: int) -> None:
+        self._console, self._total, self._done = console, total, done
+        self._live = console.is_terminal
+        self._printed: float | None = None
         self._progress = Progress(
             TextColumn("rows scored"),
             BarColumn(),
@@ -153,16 +159,36 @@ class _ShardBar:
         self._scored = 0
 
     def __enter__(self) -> _ShardBar:
-        self._progress.__enter__()
+        if self._live:
+            self._progress.__enter__()
+        else:
+            self._line()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._progress.__exit__(None, None, None)
+        if self._live:
+            self._progress.__exit__(None, None, None)
+        else:
+            self._line()
 
     def shard(self, rows: int) -> None:
         self._scored += rows
+        self._done += rows
         rate = self._scored / max(time.perf_counter() - self._started, 1e-9)
         self._progress.update(self._task, advance=rows, rate=f"{rate:.1f} rows/s")
+        if not self._live and (
+            self._printed is None or time.perf_counter() - self._printed >= progress.EVERY
+        ):
+            self._line()
+
+    def _line(self) -> None:
+        self._printed = now = time.perf_counter()
+        rate = self._scored / max(now - self._started, 1e-9)
+        self._console.print(
+            f"rows scored {self._done}/{self._total}, {rate:.1f} rows/s, "
+            f"{now - self._started:.0f} s",
+            soft_wrap=True,
+        )
 
 
 def score_on_ray(
