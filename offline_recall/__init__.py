@@ -46,6 +46,7 @@ from .runs.spec import RunSpec, Scoring, resolve_spec
 from .runs.summary import Summary
 from .scorers import SCORERS
 from .scorers.base import Judgment, Scorer, ScoreResult, ScorerRun, Status
+from .scorers.context import ContextWarning
 from .scorers.precision import (
     ChunkVerdict,
     ContextPrecisionOptions,
@@ -85,6 +86,7 @@ __all__ = [
     "ContextPrecisionScorer",
     "ContextRecallOptions",
     "ContextRecallScorer",
+    "ContextWarning",
     "Dataset",
     "DatasetError",
     "Engine",

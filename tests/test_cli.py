@@ -52,8 +52,10 @@ def test_malformed_lines_are_recorded_and_the_rest_scored(tmp_path: Path) -> Non
     assert code == 0, output
     results = [recall(r) for r in rows]
     assert [r["status"] for r in results] == ["ok", "error", "error", "error", "no_ground_truth"]
-    assert "line 2: not valid JSON" in str(results[1]["error"])
-    assert "line 3: missing field 'context'" in str(results[2]["error"])
+    # The record names its line; the error is what is wrong with it.
+    assert [r["line"] for r in rows] == [1, 2, 3, 4, 5]
+    assert str(results[1]["error"]).startswith("not valid JSON: Expecting property name")
+    assert str(results[2]["error"]).startswith("missing field 'context' (fields found: ")
     assert all(r["score"] is None for r in results[1:4])
     assert "failed" in output and "3" in output
 
@@ -139,7 +141,7 @@ def test_fail_under_fails_when_rows_failed_unless_allowed(tmp_path: Path) -> Non
     data.write_text("\n".join(THREE) + "\n")
     code, output, _ = score(tmp_path, data, "--fail-under", "0.99")
     assert code == 1
-    assert "1 rows failed, more than --max-failed 0" in output.strip().splitlines()[-1]
+    assert "1 row failed, more than --max-failed 0" in output.strip().splitlines()[-1]
     code, output, _ = score(tmp_path, data, "--fail-under", "0.99", "--max-failed", "1")
     assert code == 0, output
     assert score(tmp_path, data)[0] == 0  # no gate, no failure: the error is a row

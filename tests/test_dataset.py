@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from offline_recall.data.dataset import Row, RowError, parse_line
@@ -33,4 +35,31 @@ def test_broken_lines_become_row_errors_naming_the_line(text: str, message: str)
 def test_a_broken_json_line_says_what_is_wrong_and_where() -> None:
     row = parse_line(4, '{"groundTruth": "A\x01.", "context": []}')
     assert isinstance(row, RowError)
-    assert row.message == "line 4: not valid JSON: Invalid control character at column 19"
+    assert row.message == (
+        "line 4: not valid JSON: Invalid control character at column 19, where it reads "
+        '`\\u0001.", "context": []}`; the line: `{"groundTruth": "A\\u0001.", "context": []}`'
+    )
+    assert row.error == row.message.removeprefix("line 4: ")
+
+
+def test_a_line_cut_short_says_so_and_quotes_its_start_and_end() -> None:
+    text = json.dumps(
+        {"input": "Who wrote War and Peace?", "groundTruth": "Tolstoy.", "context": ["By Tolstoy."]}
+    )[:-1]  # the closing } cut off
+    row = parse_line(4, text + "\n")
+    assert isinstance(row, RowError)
+    assert row.message == (
+        "line 4: not valid JSON: the line ends before the JSON does (Expecting ',' delimiter "
+        "at its end, column 92: is a closing } or ] missing?); the line starts "
+        '`{"input": "Who wrote War` and ends `ontext": ["By Tolstoy."]`'
+    )
+    assert "line 4: line 4" not in row.message
+
+
+def test_a_missing_context_names_the_fields_found_and_map() -> None:
+    row = parse_line(3, '{"question": "q", "reference": "A.", "contexts": ["c"]}')
+    assert isinstance(row, RowError)
+    assert row.message == (
+        "line 3: missing field 'context' (fields found: question, reference, contexts); "
+        "name the context's field with --map context=FIELD"
+    )

@@ -4,8 +4,6 @@ local runner, in order, through a killed worker, a resumed run and the Python en
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import ray
 from click.testing import CliRunner, Result
 
 from offline_recall import resolve_spec, score_dataset
@@ -21,6 +18,11 @@ from offline_recall.cli import main
 
 from .conftest import EXAMPLE
 from .ray_workers import KILL
+
+ray = pytest.importorskip(
+    "ray",
+    reason="Ray is an optional extra: `make setup-ray` (or pip install 'offline-recall[ray]')",
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 300
@@ -96,8 +98,8 @@ def test_a_killed_worker_loses_nothing_and_the_records_are_the_local_runners(
     lines = [json.loads(t) for t in out.read_text().splitlines()]
     assert [r["line"] for r in lines] == list(range(1, ROWS + 1))
     errors = [r["results"]["context-recall-scorer"]["error"] for r in lines[41:43]]
-    assert errors[0].startswith("line 42: not valid JSON")
-    assert errors[1] == "line 43: missing field 'context'"
+    assert errors[0].startswith("not valid JSON")
+    assert errors[1].startswith("missing field 'context' (fields found: id, groundTruth)")
     assert "failed" in result.output and "rows scored" in result.output
 
     for run in (out, out.with_name(out.name + ".shards")):
@@ -171,34 +173,3 @@ def test_the_embedded_model_scores_the_same_on_ray(local_ray: Path, tmp_path: Pa
     assert on_ray.read_bytes() == local.read_bytes()
     first = json.loads(local.read_text().splitlines()[0])["results"]["context-recall-scorer"]
     assert first["status"] == "ok" and first["verdicts"]
-
-
-def test_without_the_extra_the_ray_runner_says_what_to_install(
-    data: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if not installed
-    out = data.with_name("no-ray.jsonl")
-    result = CliRunner().invoke(
-        main, ["score", str(data), "--backend", "fake", "--runner", "ray", "--out", str(out)]
-    )
-    assert result.exit_code == 1
-    assert "ray is not installed; run: pip install 'offline-recall[ray]'" in result.output
-    assert not out.with_name(out.name + ".shards").exists()
-
-
-@pytest.mark.parametrize(
-    ("given", "said"),
-    [
-        (["--shards", "elsewhere"], "--shards, --no-merge and --ray-address need --runner ray"),
-        (["--runner", "ray", "--store", "x.sqlite"], "on Ray give --shards DIR"),
-    ],
-)
-def test_ray_options_outside_a_ray_run_are_refused(data: Path, given: list[str], said: str) -> None:
-    result = CliRunner().invoke(main, ["score", str(data), "--backend", "fake", *given])
-    assert result.exit_code != 0 and said in result.output
-
-
-def test_importing_the_package_does_not_import_ray() -> None:
-    check = "import sys, offline_recall.cli; assert 'ray' not in sys.modules, 'ray imported'"
-    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr

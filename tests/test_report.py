@@ -66,7 +66,7 @@ def test_report_shows_summary_histogram_claims_and_failures(run: Path, page: Pat
     bars = [int(n) for n in re.findall(r'<div class="bar" [^>]*><span>(\d+)</span>', html)]
     assert len(bars) == 10 and sum(bars) == 12
     assert bars[-1] == sum(s == 1.0 for s in scores)
-    assert "line 13 (broken): <code>line 13: missing field &#39;context&#39;</code>" in html
+    assert "line 13 (broken): <code>missing field &#39;context&#39; (fields found:" in html
     # a supported claim shows its chunk with the claim's words marked
     assert (
         '<span class="chunk-label">chunk 0</span>The <mark>Eiffel Tower</mark> is a wrought-iron'

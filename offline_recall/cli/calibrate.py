@@ -99,8 +99,20 @@ def _losses(found: Calibration) -> list[str]:
     help="The model judges each claim against this many best-matching sentences of the "
     "context (0: the whole context).",
 )
-@click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--folds",
+    type=click.IntRange(min=2),
+    default=5,
+    show_default=True,
+    help="Cross-validation folds (split by claim) that estimate the profile's AUROC.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the folds' random split (the same seed, the same estimate).",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),

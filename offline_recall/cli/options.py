@@ -132,8 +132,12 @@ def fail_under_option(command: F) -> F:
     )(command)
 
 
-def parse_fail_under(items: Sequence[str], scorers: Sequence[str]) -> dict[str, float]:
-    """The gate per scorer id: `X` for the only scorer, or `SCORER=X` pairs."""
+def parse_fail_under(
+    items: Sequence[str], scorers: Sequence[str], scale: float = 1.0
+) -> dict[str, float]:
+    """The gate per scorer id: `X` for the only scorer, or `SCORER=X` pairs; a gate above the
+    scale (0 means 1), which no mean can reach, is refused."""
+    top = scale or 1.0
     gates: dict[str, float] = {}
     for item in items:
         sid, sep, value = item.rpartition("=")
@@ -152,4 +156,11 @@ def parse_fail_under(items: Sequence[str], scorers: Sequence[str]) -> dict[str, 
             gates[sid] = float(value)
         except ValueError:
             raise click.ClickException(f"--fail-under {item}: {value!r} is not a number") from None
+        if gates[sid] > top:
+            percent = gates[sid] <= 100 * top
+            raise click.ClickException(
+                f"--fail-under {item}: scores are in [0, {top:g}] (--scale {scale:g}), so no "
+                f"mean can reach {value}; give a gate in that range"
+                + (f" ({gates[sid] / 100:g} for {value}%)" if percent else "")
+            )
     return gates

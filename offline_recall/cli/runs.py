@@ -154,7 +154,13 @@ def compare(
     default=None,
     help="Re-score only this many rows, chosen at random with --seed [default: every row].",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the random choice of --sample rows (the same seed, the same rows).",
+)
 @click.option(
     "--show", type=click.IntRange(min=0), default=5, show_default=True, help="Differences printed."
 )
@@ -172,8 +178,8 @@ def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
         click.echo(f"warning: engine package changed since the run: {change}", err=True)
     differ = len(report.differences)
     click.echo(
-        f"{run.name}: {report.checked} rows re-scored, {report.identical} identical, "
-        f"{differ} differ"
+        f"{run.name}: {report.checked} row{'' if report.checked == 1 else 's'} re-scored, "
+        f"{report.identical} identical, {differ} differ"
     )
     for d in report.differences[:show]:
         click.echo(f"line {d.line}: {', '.join(d.fields)} differ")

@@ -14,6 +14,7 @@ from rich.text import Text
 from ..data.dataset import open_dataset
 from ..data.fields import parse_mapping
 from ..data.results import ItemRecord, OutputFormat, output_format
+from ..judging.disclosure import NOTE, is_lexical_rule
 from ..runs.claim_cache import ClaimCache
 from ..runs.manifest import InputSpec, RunIdentity, build_manifest
 from ..runs.runner import score_into
@@ -41,22 +42,24 @@ from .summary import (
 )
 
 
-def _remove_store(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
 @contextmanager
-def _removed_if_empty(store: RunStore, fresh: bool) -> Iterator[None]:
+def _removed_if_empty(store: RunStore) -> Iterator[None]:
     """A store this run created is removed if the run fails before it holds a row (a model
     that cannot load leaves nothing behind)."""
     try:
         yield
     except BaseException:
-        if fresh and store.path is not None and not store.done():
-            store.close()
-            _remove_store(store.path)
+        if store.created and store.path is not None and not store.done():
+            store.discard()
         raise
+
+
+def _resume_line(stored: int, total: int, store: Path | None) -> str:
+    """What a resumed run says: how many rows the store held, and what is left to score."""
+    held = f"resuming: {stored} of {total} rows are in the store {store}"
+    if stored >= total:
+        return f"{held}; none is left to score, writing the results"
+    return f"{held}; scoring the other {total - stored}"
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
@@ -111,7 +114,13 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     metavar="TEXT",
     help="CSV and Parquet: the context cell holds chunks joined by TEXT (default: a JSON list).",
 )
-@click.option("--scale", type=click.FloatRange(min=0), default=1.0, show_default=True)
+@click.option(
+    "--scale",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Multiply every score by this (scores are in [0, scale]; 0 means 1, as in Mastra).",
+)
 @fail_under_option
 @click.option(
     "--max-failed",
@@ -129,6 +138,11 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 )
 @click.option("--restart", is_flag=True, help="Discard the run store and score every row again.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep claims in the claim cache.")
+@click.option(
+    "--no-judge-note",
+    is_flag=True,
+    help="Do not print the line saying the embedded model's verdicts come from a lexical rule.",
+)
 @runner_options
 def score(
     data: Path,
@@ -148,6 +162,7 @@ def score(
     store_path: Path | None,
     restart: bool,
     no_cache: bool,
+    no_judge_note: bool,
     runner: Runner,
 ) -> None:
     """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
@@ -162,7 +177,7 @@ def score(
     console = Console(stderr=True)
     started = time.perf_counter()
     scorers = parse_scorers(scorer_list)
-    gates = parse_fail_under(fail_under, scorers)
+    gates = parse_fail_under(fail_under, scorers, scale)
     if max_failed is None and gates:
         max_failed = 0
     out, form = _output(out, fmt)
@@ -184,6 +199,11 @@ def score(
     )
     for scorer in spec.scorers:
         console.print(Text(profile_line(scorer)), soft_wrap=True)
+    if not no_judge_note and any(
+        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in spec.scorers
+    ):
+        note = f"note: {NOTE} (--no-judge-note hides this)"
+        console.print(Text(note, style="yellow"), soft_wrap=True)
     given = InputSpec.of(data, fields, context_sep)
     manifest = build_manifest(spec, given)
 
@@ -198,19 +218,13 @@ def score(
         return
     if store_path is None and out is not None:
         store_path = default_store_path(out)
-    if restart and store_path is not None:
-        _remove_store(store_path)
-    fresh = store_path is None or not store_path.exists()
     cache = None if no_cache else ClaimCache()
     try:
-        with RunStore(store_path) as store, _removed_if_empty(store, fresh):
+        with RunStore(store_path, restart=restart) as store, _removed_if_empty(store):
             store.claim(RunIdentity.of(spec, given))
             store.set_manifest(manifest)
             if stored := len(store.done()):
-                console.print(
-                    f"resuming: {stored} of {dataset.total} rows are in the store "
-                    f"{store_path}; scoring the rest"
-                )
+                console.print(_resume_line(stored, dataset.total, store_path))
             with RunBar(console, dataset.total) as bar:
                 scoring = spec.build(claim_cache=cache)
                 try:

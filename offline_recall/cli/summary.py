@@ -48,7 +48,6 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
         ("items", str(summary.items)),
         ("ok", str(summary.by_status[Status.OK])),
         ("no ground truth", str(summary.by_status[Status.NO_GROUND_TRUTH])),
-        (f"no {kind.unit}", str(summary.by_status[Status.NO_CLAIMS])),
         ("no context", str(summary.by_status[Status.NO_CONTEXT])),
         ("failed", str(summary.failed)),
         (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
@@ -56,6 +55,8 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
         ("model", spec.model_fingerprint),
         ("prompt version", setup.prompt_version),
     ]
+    if none_found := summary.by_status[Status.NO_CLAIMS]:  # only when some, as in the report
+        rows.insert(4, (f"no {kind.unit}", str(none_found)))
     missing = summary.by_status[Status.NO_GROUND_TRUTH]
     if missing and summary.mean_with_ground_truth is not None:
         rows.insert(
@@ -131,7 +132,8 @@ def gate_failure(
         failed = max((s.failed for s in summaries.values()), default=0)
         if failed > max_failed:
             return (
-                f"{failed} rows failed, more than --max-failed {max_failed}; their errors are in "
+                f"{failed} row{'' if failed == 1 else 's'} failed, more than --max-failed "
+                f"{max_failed}; their errors are in "
                 "the results (status error)"
             )
     return None

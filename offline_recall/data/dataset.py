@@ -49,10 +49,33 @@ class RowError(BaseModel):
     line: int
     id: Any = None
     message: str
+    """What is wrong and where: `line 4: not valid JSON: ...`."""
+    reason: str | None = None
+    """The same without its position, as a result records it beside its own `line`."""
+
+    @property
+    def error(self) -> str:
+        """What a result's `error` says: the reason, the record carrying the line."""
+        return self.reason or self.message
+
+
+def row_error(line: int, reason: str, where: str = "line", row_id: Any = None) -> RowError:
+    """The error of record `line`: `where` names the position in messages ("line 3")."""
+    return RowError(line=line, id=row_id, message=f"{where} {line}: {reason}", reason=reason)
 
 
 def _quoted(keys: tuple[str, ...]) -> str:
     return " or ".join(f"'{k}'" for k in keys)
+
+
+def _missing_context(record: Mapping[str, Any], fields: FieldMap) -> str:
+    """Why a record has no context, with the fields it has and the option that names one."""
+    given = [str(k) for k, v in record.items() if v is not None]
+    found = ", ".join(given) if given else "none"
+    return (
+        f"missing field {_quoted(fields.context)} (fields found: {found}); "
+        "name the context's field with --map context=FIELD"
+    )
 
 
 def row_from_record(
@@ -61,15 +84,15 @@ def row_from_record(
     """A row from one decoded record; `where` names the position in messages ("line 3")."""
     row_id = next((record[k] for k in fields.id if k in record), None)
 
-    def error(message: str) -> RowError:
-        return RowError(line=line, id=row_id, message=f"{where} {line}: {message}")
+    def error(reason: str) -> RowError:
+        return row_error(line, reason, where, row_id)
 
     truths = [k for k in fields.ground_truth if k in record]
     if len(truths) > 1:
         return error(f"both {' and '.join(truths)} given")
     contexts = [k for k in fields.context if k in record and record[k] is not None]
     if not contexts:
-        return error(f"missing field {_quoted(fields.context)}")
+        return error(_missing_context(record, fields))
     context = record[contexts[0]]
     if not isinstance(context, list) or not all(isinstance(c, str) for c in context):
         return error(f"'{contexts[0]}' must be a list of strings")
@@ -86,7 +109,7 @@ def parse_line(line: int, text: str, fields: FieldMap | None = None) -> Row | Ro
     """One JSON Lines record: `input`, `groundTruth` or `ground_truth`, `context` (strings)."""
     record = jsonl_record(text)
     if isinstance(record, str):
-        return RowError(line=line, message=f"line {line}: {record}")
+        return row_error(line, record)
     return row_from_record(line, record, fields or FieldMap())
 
 
@@ -109,21 +132,22 @@ class RowReader:
         """The row of record `number`, or a row error; a `str` record is why it could not be
         read."""
         if isinstance(record, str):
-            return RowError(line=number, message=f"{self.where} {number}: {record}")
+            return row_error(number, record, self.where)
+        fields = self.detection.fields_for([k for k, v in record.items() if v is not None])
         if self.detection.format in (InputFormat.JSONL, InputFormat.JSON):
-            return row_from_record(number, record, self.detection.fields, self.where)
-        return self._tabular_row(number, record)
+            return row_from_record(number, record, fields, self.where)
+        return self._tabular_row(number, record, fields)
 
-    def _tabular_row(self, number: int, record: dict[str, Any]) -> Row | RowError:
-        key = self.detection.found["context"]
+    def _tabular_row(self, number: int, record: dict[str, Any], fields: FieldMap) -> Row | RowError:
+        key = next((k for k in fields.context if k in record), None)
         if key is not None and isinstance(record.get(key), str):
             try:
                 record = {**record, key: decode_context_cell(record[key], self.context_separator)}
             except ValueError as e:
-                message = f"{self.where} {number}: '{key}' is not a JSON list of strings: {e}"
-                row_id = next((record[k] for k in self.detection.fields.id if k in record), None)
-                return RowError(line=number, id=row_id, message=message)
-        return row_from_record(number, record, self.detection.fields, self.where)
+                row_id = next((record[k] for k in fields.id if k in record), None)
+                reason = f"'{key}' is not a JSON list of strings: {e}"
+                return row_error(number, reason, self.where, row_id)
+        return row_from_record(number, record, fields, self.where)
 
 
 @dataclass(frozen=True)
@@ -161,14 +185,15 @@ def require_context(detection: Detection, columns: list[str], name: str) -> None
         )
 
 
-def _columns_and_total(fmt: InputFormat, path: Path) -> tuple[list[str], int]:
+def _keys_and_total(fmt: InputFormat, path: Path) -> tuple[list[list[str]], int]:
+    """The keys of each sampled record (a table's columns, once), and the number of records."""
     if fmt == InputFormat.PARQUET:
         parquet = parquet_file(path)
-        return list(parquet.schema_arrow.names), int(parquet.metadata.num_rows)
+        return [list(parquet.schema_arrow.names)], int(parquet.metadata.num_rows)
     if fmt == InputFormat.CSV:
         with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
             columns = list(csv_reader(f).fieldnames or [])
-        return columns, sum(1 for _ in csv_records(path))
+        return [columns], sum(1 for _ in csv_records(path))
     if fmt == InputFormat.JSON:
         items = json_array(path)
         sample = [i for i in items[:DETECTION_SAMPLE] if isinstance(i, dict)]
@@ -179,10 +204,7 @@ def _columns_and_total(fmt: InputFormat, path: Path) -> tuple[list[str], int]:
         ]
         with path.open("rb") as f:
             total = sum(1 for line in f if line.strip())
-    keys: dict[str, None] = {}
-    for record in sample:
-        keys.update(dict.fromkeys(record))
-    return list(keys), total
+    return [list(record) for record in sample], total
 
 
 def open_dataset(
@@ -190,7 +212,9 @@ def open_dataset(
 ) -> Dataset:
     """Detect `path`'s format and field names; fail, saying what to do, if it has no context."""
     fmt = input_format(path)
-    columns, total = _columns_and_total(fmt, path)
-    detection = detect(fmt, columns, mapping or {})
+    sample, total = _keys_and_total(fmt, path)
+    columns = list(dict.fromkeys(k for keys in sample for k in keys))
+    tabular = fmt in (InputFormat.CSV, InputFormat.PARQUET)
+    detection = detect(fmt, columns, mapping or {}, () if tabular else sample)
     require_context(detection, columns, path.name)
     return Dataset(path=path, detection=detection, total=total, context_separator=context_separator)

@@ -6,7 +6,7 @@ Names are detected from the keys or columns (Mastra's, RAGAS's or our own) and r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -57,7 +57,12 @@ CONVENTIONS = (
 
 
 class Detection(BaseModel):
-    """How a dataset was read: its format, the field names found, and the keys each field uses."""
+    """How a dataset was read: its format, the field names found, and the keys each field uses.
+
+    Records of one file may follow different conventions (rows appended from another tool):
+    each record is read by the file's names unless it holds none of their context keys and
+    another convention's names fit it (see `fields_for`).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -66,18 +71,34 @@ class Detection(BaseModel):
     mapped: dict[str, str]
     fields: FieldMap
     found: dict[str, str | None]
+    others: tuple[str, ...] = ()
+    """Other conventions that records of the detection sample follow."""
+
+    def fields_for(self, keys: Collection[str]) -> FieldMap:
+        """The names a record with these keys is read by: the file's, unless the record holds
+        none of its context keys and another convention's context key is among them."""
+        if any(k in keys for k in self.fields.context):
+            return self.fields
+        other = _mapped(_best(keys), self.mapped)
+        return other if any(k in keys for k in other.context) else self.fields
 
     def describe(self) -> str:
         """One line, e.g. `JSON Lines, Mastra field names: input=input, context=context`."""
         names = ", ".join(f"{f}={k}" for f, k in self.found.items() if k is not None)
         mapped = " with " + " ".join(f"--map {f}={c}" for f, c in self.mapped.items())
+        others = (
+            f" (some rows in {' and '.join(self.others)} names, each read by its own)"
+            if self.others
+            else ""
+        )
         return (
-            f"{self.format}, {self.convention} field names{mapped if self.mapped else ''}: {names}"
+            f"{self.format}, {self.convention} field names{mapped if self.mapped else ''}"
+            f"{others}: {names}"
         )
 
     def warnings(self) -> list[str]:
         """Fields no record has, where that changes every item's outcome."""
-        if self.found["ground_truth"] is None:
+        if self.found["ground_truth"] is None and not self.others:
             keys = ", ".join(self.fields.ground_truth)
             return [
                 f"no {keys} in the data: every item scores 0 as no_ground_truth "
@@ -102,16 +123,41 @@ def parse_mapping(items: Sequence[str]) -> dict[str, str]:
     return mapping
 
 
-def detect(fmt: InputFormat, columns: Sequence[str], mapped: Mapping[str, str]) -> Detection:
-    """The convention whose names most fields match (first listed on a tie), then `mapped`."""
+def _matches(convention: Convention, keys: Collection[str]) -> int:
+    fields = convention.fields
+    return sum(getattr(fields, f)[0] in keys for f in ("input", "ground_truth", "context"))
+
+
+def _best(keys: Collection[str]) -> Convention:
+    """The convention whose names most fields match (first listed on a tie)."""
+    return max(CONVENTIONS, key=lambda c: (_matches(c, keys), -CONVENTIONS.index(c)))
+
+
+def _mapped(convention: Convention, mapped: Mapping[str, str]) -> FieldMap:
+    return convention.fields.model_copy(update={f: (c,) for f, c in mapped.items()})
+
+
+def detect(
+    fmt: InputFormat,
+    columns: Sequence[str],
+    mapped: Mapping[str, str],
+    records: Sequence[Collection[str]] = (),
+) -> Detection:
+    """The convention most of the sampled `records` (each a record's keys) follow, else the
+    one `columns` match best; then `mapped`. Other conventions the records follow are noted."""
     present = set(columns)
-
-    def matches(c: Convention) -> int:
-        return sum(getattr(c.fields, f)[0] in present for f in ("input", "ground_truth", "context"))
-
-    best = max(CONVENTIONS, key=lambda c: (matches(c), -CONVENTIONS.index(c)))
-    fields = best.fields.model_copy(update={f: (c,) for f, c in mapped.items()})
+    per_record = [_best(keys) for keys in records]
+    if per_record:
+        best = max(
+            CONVENTIONS,
+            key=lambda c: (per_record.count(c), _matches(c, present), -CONVENTIONS.index(c)),
+        )
+    else:
+        best = _best(present)
+    fields = _mapped(best, mapped)
     found = {f: next((k for k in getattr(fields, f) if k in present), None) for f in FIELDS}
-    return Detection(
+    detection = Detection(
         format=fmt, convention=best.name, mapped=dict(mapped), fields=fields, found=found
     )
+    others = {_best(k).name: None for k in records if detection.fields_for(k) != fields}
+    return detection.model_copy(update={"others": tuple(others)}) if others else detection

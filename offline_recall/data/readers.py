@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
@@ -49,18 +50,49 @@ Record = tuple[int, dict[str, Any] | str]
 """A record's position and its keys, or the reason it is not a record."""
 
 
+QUOTED = 24
+"""Characters of a broken line quoted at its start, at its end, and around the error."""
+
+
 def json_error(error: json.JSONDecodeError, line: bool = True) -> str:
     """The whole of a JSON error: what is wrong and where (the column, and the line)."""
     where = f"line {error.lineno}, column {error.colno}" if line else f"column {error.colno}"
     return f"{error.msg.removesuffix(' at')} at {where}"
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _shown(text: str) -> str:
+    """`text` between backticks, control characters written as escapes."""
+    return "`" + _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "`"
+
+
+def line_error(error: json.JSONDecodeError, text: str) -> str:
+    """Why one line is not JSON: what the parser saw and where, and the line's start and end
+    quoted, so a truncated line reads as one (`Expecting ',' delimiter at column 1` of the
+    next line is how json words a missing `}`)."""
+    what = error.msg.removesuffix(" at")
+    if error.pos >= len(text):
+        saw = (
+            f"the line ends before the JSON does ({what} at its end, column {error.colno}: "
+            "is a closing } or ] missing?)"
+        )
+    else:
+        near = text[error.pos : error.pos + QUOTED]
+        saw = f"{what} at column {error.colno}, where it reads {_shown(near)}"
+    if len(text) <= 2 * QUOTED:
+        return f"{saw}; the line: {_shown(text)}"
+    return f"{saw}; the line starts {_shown(text[:QUOTED])} and ends {_shown(text[-QUOTED:])}"
+
+
 def jsonl_record(text: str) -> dict[str, Any] | str:
     """One JSON Lines record's keys, or the reason it is not a record."""
+    line = text.rstrip("\r\n")
     try:
-        record = json.loads(text)
+        record = json.loads(line)
     except json.JSONDecodeError as e:
-        return f"not valid JSON: {json_error(e, line=False)}"
+        return f"not valid JSON: {line_error(e, line)}"
     return record if isinstance(record, dict) else "expected a JSON object"
 
 

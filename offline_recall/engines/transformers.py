@@ -146,7 +146,7 @@ class TransformersEngine(PinnedEngine):
                 ids = torch.tensor([tail], device=device)
                 logits = self._model(input_ids=ids, past_key_values=cache, use_cache=True).logits
                 if cache is not None:
-                    cache.crop(len(head))  # back to the head alone for the next tail
+                    cache.crop(-len(tail))  # back to the head alone for the next tail
                 found.append(self._answers(logits[0, -1], answer_ids))
         return found
 

@@ -9,10 +9,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..scorers.base import Scorer, ScoreResult, ScorerRun
+from ..scorers.context import unknown_keys_message
 from .summary import Summary, Tally, windows
 
 WINDOW = 16
 """Items scored together: their prompts go to the engine as one batch."""
+
+ITEM_KEYS = ("id", "input", "groundTruth", "ground_truth", "context")
+"""What an item of `run_evals` may hold."""
 
 
 class ItemResult(BaseModel):
@@ -21,6 +25,7 @@ class ItemResult(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
     index: int
+    id: Any = None
     input: Any
     output: Any = None
     ground_truth: Any = None
@@ -42,6 +47,22 @@ def _ground_truth(item: Mapping[str, Any]) -> Any:
     return item.get("groundTruth", item.get("ground_truth"))
 
 
+def _check_items(data: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse, before any target runs, an item whose fields would be left unread (a context
+    under another name would silently not be scored) or whose `context` is not chunks."""
+    for index, item in enumerate(data):
+        if not isinstance(item, Mapping):
+            raise ValueError(f"item {index}: expected a mapping, got {type(item).__name__}")
+        unknown = [str(k) for k in item if k not in ITEM_KEYS]
+        if unknown:
+            raise ValueError(f"item {index}: {unknown_keys_message(unknown, ITEM_KEYS)}")
+        context = item.get("context")
+        if context is not None and (
+            not isinstance(context, list) or not all(isinstance(c, str) for c in context)
+        ):
+            raise ValueError(f"item {index}: `context` must be a list of strings")
+
+
 def run_evals(
     data: Sequence[Mapping[str, Any]],
     scorers: Sequence[Scorer],
@@ -51,12 +72,18 @@ def run_evals(
 ) -> EvalResult:
     """Run `target` on each item's `input`, score the output with every scorer, summarise.
 
-    Items are `{"input": ..., "groundTruth" or "ground_truth": ...}`. `concurrency` bounds
-    how many target calls run at once; scoring goes to the model in batches. A target that
-    raises, or a run a scorer cannot score, is recorded as that item's error and counted.
+    Items are `{"input": ..., "groundTruth" or "ground_truth": ...}`, with an optional `id`
+    and `context`. An item's own `context` (its retrieved chunks) is what it is scored against,
+    as `scorer.run` does, instead of the scorers' context options (a `ContextWarning` says so
+    when they name another source); without one, the options give it (from the target's output
+    through `context_extractor`, or the static `context`). An item with any other key is
+    refused before any target runs. `concurrency` bounds how many target calls run at once;
+    scoring goes to the model in batches. A target that raises, or a run a scorer cannot
+    score, is recorded as that item's error and counted.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    _check_items(data)
     tallies = {s.id: Tally() for s in scorers}
 
     def call(item: Mapping[str, Any]) -> tuple[Any, str | None]:
@@ -70,7 +97,12 @@ def run_evals(
         for window in windows(data, WINDOW):
             outputs = list(pool.map(call, window))
             runs = [
-                ScorerRun(input=item.get("input"), output=out, ground_truth=_ground_truth(item))
+                ScorerRun(
+                    input=item.get("input"),
+                    output=out,
+                    ground_truth=_ground_truth(item),
+                    context=item.get("context"),
+                )
                 for item, (out, _) in zip(window, outputs, strict=True)
             ]
             per_scorer = {s.id: _score(s, runs, [err for _, err in outputs]) for s in scorers}
@@ -82,6 +114,7 @@ def run_evals(
                     on_item_complete(
                         ItemResult(
                             index=offset + k,
+                            id=item.get("id"),
                             input=item.get("input"),
                             output=out,
                             ground_truth=_ground_truth(item),

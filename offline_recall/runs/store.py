@@ -23,6 +23,7 @@ from pathlib import Path
 from ..data.results import ItemRecord, OutputFormat, open_writer
 from ..errors import ConfigurationError
 from .manifest import RunIdentity, RunManifest
+from .store_lock import StoreLock
 from .summary import Summary, Tally
 
 _SCHEMA = """
@@ -43,19 +44,52 @@ def manifest_path(out: Path) -> Path:
     return out.with_name(out.name + ".manifest.json")
 
 
-class RunStore:
-    """One run's results in SQLite, keyed by dataset line; `:memory:` keeps nothing."""
+def remove_store(path: Path) -> None:
+    """Delete a run store's files (the database and its write-ahead log)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
-    def __init__(self, path: Path | None) -> None:
+
+class RunStore:
+    """One run's results in SQLite, keyed by dataset line; `:memory:` keeps nothing.
+
+    A store on disk is locked while it is open: a second run on it is refused at once, naming
+    the process that holds it (see `StoreLock`). `restart` discards what it held, under the
+    lock."""
+
+    def __init__(self, path: Path | None, restart: bool = False) -> None:
         self.path = path
-        self._db = sqlite3.connect(":memory:" if path is None else str(path), isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
+        self._lock = None if path is None else StoreLock(path)
+        if self._lock is not None and path is not None:
+            self._lock.acquire()
+            if restart:
+                remove_store(path)
+        self.created = path is None or not path.exists()
+        """Whether this run created the store (it held nothing before)."""
+        try:
+            self._db = sqlite3.connect(
+                ":memory:" if path is None else str(path), isolation_level=None
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
 
     def close(self) -> None:
-        """Close the database; closing twice is harmless."""
+        """Close the database and release its lock; closing twice is harmless."""
         self._db.close()
+        if self._lock is not None:
+            self._lock.release()
+
+    def discard(self) -> None:
+        """Close the store and delete its files, before another run can take its lock."""
+        self._db.close()
+        if self.path is not None:
+            remove_store(self.path)
+        self.close()
 
     def __enter__(self) -> RunStore:
         return self

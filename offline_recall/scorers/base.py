@@ -31,7 +31,8 @@ class Status(StrEnum):
     NO_CLAIMS = "no_claims"
     """The ground truth yielded no claims; score 0."""
     NO_CONTEXT = "no_context"
-    """The run had no context chunk to judge; score 0."""
+    """The run had no context chunk to judge (none, or only blank ones); score 0 and no model
+    call."""
     ERROR = "error"
     """The item could not be scored; `error` says why and `score` is None."""
 
@@ -40,8 +41,9 @@ class ScorerRun(BaseModel):
     """One thing to score: what went in, what came out, and the labelled answer.
 
     `ground_truth` may also be given as `groundTruth`, the reference scorer's name. A run may
-    carry its own retrieved `context` (a row of a scored dataset): it is then used as is, and
-    the scorer's context options are not consulted.
+    carry its own retrieved `context` (a row of a scored dataset): it is then scored against
+    it, by `run`, `run_evals` and the command line alike, and the scorer's context options are
+    not consulted (a `ContextWarning` says so when they name another source).
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -143,6 +145,9 @@ class ScorerKind:
     """What a labelled row's context is judged against, for calibration (see labelled.py)."""
     separate_judge: bool = False
     """Whether a second model (a fine-tuned verifier) may judge while the first extracts."""
+
+
+NO_CONTEXT_REASON = "The score is 0 because the run has no context chunk to judge."
 
 
 def round_half_up(value: float) -> float:

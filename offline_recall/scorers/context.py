@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -107,16 +108,80 @@ def is_agent_shaped(run: ScorerRun) -> bool:
     return is_agent_input(run.input) and is_agent_output(run.output)
 
 
+RUN_KEYS = ("input", "output", "groundTruth", "ground_truth", "context")
+"""What a run given as a mapping may hold."""
+
+OTHER_NAMES = {
+    "user_input": "input",
+    "question": "input",
+    "reference": "groundTruth",
+    "answer": "output",
+    "response": "output",
+    "retrieved_contexts": "context",
+    "contexts": "context",
+}
+"""Other tools' names for a run's fields (RAGAS's, mostly), named in the error for them."""
+
+
+class ContextWarning(UserWarning):
+    """A run carries its own context, so the scorer's context options are not used for it."""
+
+
+def unknown_keys_message(keys: Sequence[str], known: Sequence[str]) -> str:
+    """Why a mapping's keys are refused, with the name each other tool's key goes by here."""
+    hints = [f"'{k}' is '{OTHER_NAMES[k]}' here" for k in keys if k in OTHER_NAMES]
+    named = ", ".join(f"'{k}'" for k in keys)
+    line = f"unknown field {named} (a run has {', '.join(known)})"
+    return line + (f": {'; '.join(hints)}" if hints else "")
+
+
+def as_run(raw: ScorerRun | Mapping[str, Any]) -> ScorerRun:
+    """A run given as a `ScorerRun` or a mapping of its fields; an unknown key is refused,
+    naming it (a RAGAS `retrieved_contexts` would otherwise be silently left unused)."""
+    if isinstance(raw, ScorerRun):
+        return raw
+    if not isinstance(raw, Mapping):
+        raise ConfigurationError(f"a run is a ScorerRun or a mapping, got {type(raw).__name__}")
+    unknown = [str(k) for k in raw if k not in RUN_KEYS]
+    if unknown:
+        raise ConfigurationError(unknown_keys_message(unknown, RUN_KEYS))
+    context = raw.get("context")
+    if context is not None and (
+        not isinstance(context, list) or not all(isinstance(c, str) for c in context)
+    ):
+        raise ConfigurationError("a run's `context` must be a list of strings")
+    return ScorerRun.model_validate(raw)
+
+
+def _warn_options_unused(options: ContextOptions | None, own: list[str]) -> None:
+    if options is None:
+        return
+    if options.context_extractor is not None:
+        unused = "`context_extractor` is not called"
+    elif options.context is not None and options.context != own:
+        unused = "static `context` is not used"
+    else:
+        return
+    warnings.warn(
+        f"a run carries its own `context`: it is scored, and the options' {unused} for it",
+        ContextWarning,
+        stacklevel=3,
+    )
+
+
 def context_texts(options: ContextOptions | None, run: ScorerRun) -> list[str]:
     """The run's context chunks in retrieved order, control characters replaced, blank ones
     kept.
 
-    A run that carries its own context uses it. Otherwise the extractor wins when it is the
-    only source, or when both are given and the run is agent-shaped; else the static context.
+    One rule for `scorer.run`, `run_evals` and the command line: a run that carries its own
+    context (a dataset row's chunks) is scored against it, with a `ContextWarning` when the
+    options name another source. Otherwise the extractor wins when it is the only source, or
+    when both are given and the run is agent-shaped; else the static context.
     """
     chunks: Sequence[Any]
     if run.context is not None:
         chunks = run.context
+        _warn_options_unused(options, run.context)
     elif options is None:
         raise ConfigurationError("the run carries no context and the scorer has no source")
     elif options.context_extractor is not None and (

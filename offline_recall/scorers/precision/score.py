@@ -54,4 +54,3 @@ NO_ANSWER_REASON = (
     "The score is 0 because the run has neither a ground truth nor an output to judge the "
     "context against."
 )
-NO_CONTEXT_REASON = "The score is 0 because the run has no context chunk to judge."

@@ -11,11 +11,12 @@ from ..._version import __version__
 from ...engines import Engine, Failed
 from ...judging.judge import Assessment, Judge, Pair, Question
 from ...text import pack
-from ..base import Progress, ScorerRun, ScorerSetup, Status
+from ..base import NO_CONTEXT_REASON, Progress, ScorerRun, ScorerSetup, Status
 from ..batch import isolated, stage
 from ..context import (
     ContextOptions,
     answer_text,
+    as_run,
     context_texts,
     ground_truth_text,
     question_text,
@@ -23,7 +24,7 @@ from ..context import (
 from ..memo import Memo
 from .prompts import PromptSet, load_prompts, target
 from .result import ChunkVerdict, PrecisionResult
-from .score import NO_ANSWER_REASON, NO_CONTEXT_REASON, explain, precision_score
+from .score import NO_ANSWER_REASON, explain, precision_score
 
 ID = "context-precision-scorer"
 NAME = "Context Precision Scorer"
@@ -131,14 +132,14 @@ class ContextPrecisionScorer:
     def _prepare(self, raw: ScorerRun | Mapping[str, Any]) -> _Item | PrecisionResult:
         """What the run's chunks are judged against and their pieces, or an early result."""
         try:
-            run = raw if isinstance(raw, ScorerRun) else ScorerRun.model_validate(raw)
+            run = as_run(raw)
             answer = ground_truth_text(run.ground_truth) or answer_text(run.output)
             if answer is None:
                 return self._result(0.0, NO_ANSWER_REASON, Status.NO_GROUND_TRUTH)
             chunks = context_texts(self.options, run)
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
-        if not chunks:
+        if not any(c.strip() for c in chunks):  # nothing to judge: no model call
             return self._result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
         statement = target(question_text(run.input), answer)
         budget, count = self.budget(statement), self.engine.count_tokens

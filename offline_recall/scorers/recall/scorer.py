@@ -11,9 +11,9 @@ from ..._version import __version__
 from ...engines import Engine, Failed
 from ...judging.judge import Assessment, Judge, Pair, Question
 from ...text import pack, split_sentences
-from ..base import Progress, ScorerRun, ScorerSetup, Status
+from ..base import NO_CONTEXT_REASON, Progress, ScorerRun, ScorerSetup, Status
 from ..batch import isolated, stage
-from ..context import Chunk, ContextOptions, ground_truth_text, resolve_context
+from ..context import Chunk, ContextOptions, as_run, ground_truth_text, resolve_context
 from ..memo import Memo
 from .claims import claim_list_type, dedupe_claims, parse_claims, settle_claims
 from .prompts import PromptSet, load_prompts, with_judge_prompt
@@ -266,7 +266,7 @@ class ContextRecallScorer:
     def _prepare(self, raw: ScorerRun | Mapping[str, Any]) -> _Item | RecallResult:
         """Context chunks and ground-truth pieces that fit the model, or an early result."""
         try:
-            run = raw if isinstance(raw, ScorerRun) else ScorerRun.model_validate(raw)
+            run = as_run(raw)
             ground_truth = ground_truth_text(run.ground_truth)
             if ground_truth is None:
                 return self._result(0.0, NO_GROUND_TRUTH_REASON, Status.NO_GROUND_TRUTH)
@@ -289,6 +289,8 @@ class ContextRecallScorer:
         failed = [
             a for c in claims for k in chunks if isinstance(a := assessed[(k.text, c)], Failed)
         ]
+        if not context:  # nothing to judge against: no extraction, no model call
+            return self._result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
         if failed:
             return self.error_result(failed[0].message)
         verdicts = [self._verdict(c, chunks, assessed) for c in claims]

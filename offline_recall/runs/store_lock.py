@@ -1,0 +1,85 @@
+"""One run at a time per run store: an exclusive lock held while a run writes to it.
+
+Two `score` commands on the same `--out` would otherwise both score the rows missing from the
+store and collide on the first row both commit. The second is refused at once, naming the
+process that holds the store; the first goes on untouched.
+
+The lock is `flock` on a file beside the store (`<store>.lock`), never on the SQLite file itself
+(closing another handle on a database file drops SQLite's own locks). The kernel releases it
+when its holder exits, however it exits, so a killed run never leaves a stale lock. The file
+holds the holder's process id and host, for the message, and is removed on release.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+from pathlib import Path
+
+from ..errors import ConfigurationError
+
+
+def lock_path(store: Path) -> Path:
+    """The lock file of a run store: `<store>.lock`."""
+    return store.with_name(store.name + ".lock")
+
+
+class StoreLock:
+    """An exclusive lock on a run store, taken at once or refused with one line."""
+
+    def __init__(self, store: Path) -> None:
+        self.store = store
+        self.path = lock_path(store)
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise naming the process that holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _read(fd)
+                os.close(fd)
+                raise ConfigurationError(
+                    f"the run store {self.store} is in use by another run ({holder}); wait for "
+                    "it to finish, or give another --out"
+                ) from None
+            # A holder that released removed the file it locked: lock the one at the path.
+            if _same_file(fd, self.path):
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock; releasing twice is harmless."""
+        if self._fd is None:
+            return
+        self.path.unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> StoreLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
+def _read(fd: int) -> str:
+    text = os.pread(fd, 200, 0).decode("utf-8", errors="replace").strip()
+    return text or "a process that has not yet written its id"
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        named = path.stat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
