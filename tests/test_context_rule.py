@@ -51,8 +51,9 @@ class Counting(FakeEngine):
 
 def test_run_and_run_evals_score_a_rows_own_context_alike() -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=STATIC))
-    with pytest.warns(ContextWarning, match="static `context` is not used"):
+    with pytest.warns(ContextWarning, match="static `context` is not used") as said:
         alone = scorer.run(ROW)
+    assert said[0].filename == __file__  # the warning points at the caller's line
     with pytest.warns(ContextWarning, match="static `context` is not used"):
         evals = run_evals([ROW], [scorer], target=lambda question: "Paris.")
     assert alone.score == 1.0

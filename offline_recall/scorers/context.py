@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -165,8 +167,18 @@ def _warn_options_unused(options: ContextOptions | None, own: list[str]) -> None
     warnings.warn(
         f"a run carries its own `context`: it is scored, and the options' {unused} for it",
         ContextWarning,
-        stacklevel=3,
+        stacklevel=_caller_level(),
     )
+
+
+def _caller_level() -> int:
+    """The stack level of the first frame outside this package: the warning names the user's
+    line (`scorer.run(...)`, `run_evals(...)`), not ours."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(2), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def context_texts(options: ContextOptions | None, run: ScorerRun) -> list[str]:
