@@ -7,12 +7,12 @@ process that holds the store; the first goes on untouched.
 The lock is `flock` on a file beside the store (`<store>.lock`), never on the SQLite file itself
 (closing another handle on a database file drops SQLite's own locks). The kernel releases it
 when its holder exits, however it exits, so a killed run never leaves a stale lock. The file
-holds the holder's process id and host, for the message, and is removed on release.
+holds the holder's process id and host, for the message, and is removed on release. Where
+there is no `flock` (Windows) no lock is taken.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import socket
 from pathlib import Path
@@ -34,7 +34,12 @@ class StoreLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock, or raise naming the process that holds it."""
+        """Take the lock, or raise naming the process that holds it. Where there is no `flock`
+        (Windows), no lock is taken."""
+        try:
+            import fcntl
+        except ImportError:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
