@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 import tomli_w
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -59,7 +60,7 @@ def list_models(manifests: tuple[Path, ...]) -> None:
     for name, lines in notes:
         console.print(Text(name, style="bold"))
         for line in lines:
-            console.print(Text(f"  {line}"), soft_wrap=True)
+            console.print(Padding(Text(line), (0, 0, 0, 2), expand=False))
 
 
 def model_notes(manifest: ModelManifest, state: WeightsState) -> list[str]:
@@ -68,8 +69,11 @@ def model_notes(manifest: ModelManifest, state: WeightsState) -> list[str]:
     lines = []
     rendering = family_text(manifest).split("; ")[1:]
     if rendering:
-        lines.append(f"prompts: {'; '.join(rendering)}")
-    lines.append(f"yes/no: {answers_text(manifest)}")
+        lines.append(f"rendering: {'; '.join(rendering)}")
+    if manifest.answers is not None and manifest.classifier is None:
+        lines += [f"tokens summed for {part}" for part in answers_text(manifest).split("; ")]
+    else:
+        lines.append(f"yes/no: {answers_text(manifest)}")
     if state != WeightsState.VERIFIED:
         lines.append(f"weights {state.value}: install with {manifest.source.install}")
     elif manifest.format == "gguf":
