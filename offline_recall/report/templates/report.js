@@ -11,9 +11,10 @@
   var shown = document.getElementById("shown");
   var search = document.getElementById("search");
   var csv = document.getElementById("csv");
-  var texts = items.map(function (item) {
-    return (item.getAttribute("data-id") + " " + item.textContent).toLowerCase();
-  });
+  // What search looks in: the id and every text of the item, read once.
+  var texts = new Map(items.map(function (item) {
+    return [item, (item.getAttribute("data-id") + " " + item.textContent).toLowerCase()];
+  }));
   var top = parseFloat(high.max);
 
   function chosen() { return scorer ? parseInt(scorer.value, 10) : 0; }
@@ -48,7 +49,7 @@
     var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     items.slice().sort(compare).forEach(function (item) {
       var s = score(item);
-      var text = texts[items.indexOf(item)];
+      var text = texts.get(item);
       var ok = (status.value === "all" || itemStatus(item) === status.value) &&
         (s === null ? fullRange : s >= lo - 1e-9 && s <= hi + 1e-9) &&
         words.every(function (w) { return text.indexOf(w) !== -1; });
