@@ -1,6 +1,7 @@
 """Build the judge profile shipped with a bundled model, and print how each rule compares.
 
     python scripts/build_judge_profile.py [--model NAME] [--backend vllm] [--data FILE]
+                                          [--sets all,lexical,model] [--threshold T]
 
 Calibrates one profile per signal set on every labelled (claim, context) pair, as
 `offline-recall calibrate --signals SET` does: the model's P(yes) on the pair's best evidence
@@ -8,6 +9,7 @@ sentences (for the sets that use the model) and the lexical signals, fitted with
 5-fold cross-validation. Prints the cross-validated numbers beside word overlap. The profile
 with the best cross-validated AUROC is written to models/NAME.PROMPT.judge.json, with its
 training data and seed recorded in it. Data: WiCE dev oracle chunks (`../shared/data`).
+`--sets lexical` fits the lexical rule alone: no model call, seconds instead of minutes.
 """
 
 from __future__ import annotations
@@ -46,7 +48,15 @@ def main() -> None:
         help="count claims at this threshold instead of the one that maximises balanced "
         "accuracy (chosen by the end-to-end objective: benchmarks/threshold_sweep.py)",
     )
+    parser.add_argument(
+        "--sets",
+        default=",".join(SIGNAL_SETS),
+        help=f"comma-separated signal sets to fit and compare ({', '.join(SIGNAL_SETS)})",
+    )
     args = parser.parse_args()
+    sets = [name.strip() for name in args.sets.split(",")]
+    if unknown := [name for name in sets if name not in SIGNAL_SETS]:
+        parser.error(f"unknown signal sets {unknown}; known: {', '.join(SIGNAL_SETS)}")
 
     spec = resolve_spec(args.model, engine=args.backend)
     pairs, errors = read_labelled(args.data)
@@ -64,7 +74,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|")
     scoring = spec.build()
     try:
-        for name in SIGNAL_SETS:
+        for name in sets:
             started = time.perf_counter()
             fitted = calibrate(
                 spec,

@@ -15,6 +15,8 @@ from itertools import pairwise
 from wordfreq import zipf_frequency
 
 from ..text import split_sentences
+from .polarity import opposite, polarity_mismatch
+from .quantities import QuantitySignals, quantity_signals
 
 # Function words carry no evidence of support.
 _STOP = """a an the of in on at to for and or but is are was were be been being by with as from
@@ -34,6 +36,9 @@ LEXICAL_SIGNALS = (
     "bigrams",
     "length",
     "names",
+    "polarity",
+    "opposite",
+    "quantity_mismatch",
 )
 _WORD = re.compile(r"\w+")
 # "1,000" and "1000" are the same number.
@@ -112,10 +117,12 @@ def evidence(context: str, claim: str, sentences: int = 3) -> str:
 def lexical_signals(context: str, claim: str) -> dict[str, float]:
     """The lexical signals named in `LEXICAL_SIGNALS` for one (context, claim) pair."""
     words = set(_content(claim))
-    found = set(_tokens(context))
+    ranked = _ranked_sentences(context, words)
+    quantities = _quantities(context, claim, words)
+    # A quantity the context states in other words counts as found ("°C" for "degrees Celsius").
+    found = set(_tokens(context)) | set(_tokens(" ".join(quantities.words)))
     total = math.fsum(rarity(w) for w in words) or 1.0
     missing = [w for w in words if w not in found]
-    ranked = _ranked_sentences(context, words)
     signals = {
         "overlap": (len(words) - len(missing)) / len(words) if words else 0.0,
         "weighted_overlap": math.fsum(rarity(w) for w in words if w in found) / total,
@@ -137,4 +144,36 @@ def lexical_signals(context: str, claim: str) -> dict[str, float]:
     names = _names(claim)
     in_context = {w.casefold() for w in _WORD.findall(context)}
     signals["names"] = len(names & in_context) / len(names) if names else 1.0
+    signals.update(_contradictions(context, claim, ranked, total))
+    signals["quantity_mismatch"] = quantities.mismatch
     return signals
+
+
+def _quantities(context: str, claim: str, claim_words: set[str]) -> QuantitySignals:
+    """The claim's quantities against the context's, the sentences about the same thing
+    ranked by the claim's words other than numbers."""
+    words = {w for w in claim_words if not w.isdigit()}
+    by_words = _ranked_sentences(context, words) if words else []
+    near = [i for i, s in by_words[:2] if s & words]
+    return quantity_signals(claim, split_sentences(context), near)
+
+
+def _contradictions(
+    context: str, claim: str, ranked: list[tuple[int, set[str]]], total: float
+) -> dict[str, float]:
+    """Signals against support, read in the two sentences that best match the claim: a
+    polarity mismatch and an opposite word, each weighed by the share of the claim's weight
+    the sentence holds."""
+    parts = split_sentences(context)
+    claim_words = set(_content(claim))
+    content = {w for w in _WORD.findall(claim.casefold()) if w not in STOP_WORDS}
+    near = [(i, math.fsum(rarity(w) for w in claim_words & s) / total) for i, s in ranked[:2]]
+    near = [(i, share) for i, share in near if share > 0]
+    flips = polarity_mismatch(claim, [parts[i] for i, _ in near], content)
+    opposed = next((k for k, (i, _) in enumerate(near) if opposite(claim, parts[i], content)), None)
+    if flips is not None and flips == opposed:  # "not safe" against "dangerous" agree
+        flips = opposed = None
+    return {
+        "polarity": near[flips][1] if flips is not None else 0.0,
+        "opposite": near[opposed][1] if opposed is not None else 0.0,
+    }

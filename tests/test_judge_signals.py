@@ -1,0 +1,126 @@
+"""The judge's signals against support: polarity, opposite words, quantities (no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from offline_recall.judging.calibrate import RULE_WEIGHTS
+from offline_recall.judging.polarity import antonyms, negated, opposite, polarity_mismatch, tokens
+from offline_recall.judging.quantities import Quantity, quantities, quantity_signals
+from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
+
+ASPIRIN = "Aspirin is not safe for children with viral infections such as the flu."
+
+
+def content(claim: str) -> set[str]:
+    return {w for w in tokens(claim) if w.isalpha() and len(w) > 2}
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "flipped"),
+    [
+        ("Aspirin is safe for children.", ASPIRIN, True),
+        ("Aspirin is not safe for children.", ASPIRIN, False),
+        ("Aspirin isn't safe for children.", ASPIRIN, False),
+        ("The drug lowered blood pressure.", "It failed to lower blood pressure.", True),
+        ("It failed to lower blood pressure.", "It failed to lower blood pressure.", False),
+        ("The drug lowers pressure.", "The drug never lowers pressure.", True),
+        # A negation of words the claim does not share is no mismatch.
+        ("He moved to Paris.", "He moved to Paris, not to Rome.", False),
+        # Nor is a compound such as "not-for-profit".
+        ("NYU is a private institution.", "NYU is a not-for-profit private institution.", False),
+    ],
+)
+def test_polarity_mismatch_is_scoped_to_the_shared_words(
+    claim: str, sentence: str, flipped: bool
+) -> None:
+    assert (polarity_mismatch(claim, [sentence], content(claim)) is not None) is flipped
+
+
+def test_a_negation_scope_ends_at_its_clause() -> None:
+    words = tokens("It did not rain, but the river rose.")
+    inside = {words[i] for i in negated(words)}
+    assert "rain" in inside and "river" not in inside
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "opposed"),
+    [
+        ("Shares fell 12% on Tuesday.", "Shares rose 12% on Tuesday.", True),
+        ("Revenue decreased to 4 billion.", "Revenue increased to 4 billion.", True),
+        ("The team lost the final.", "The team won the final.", True),
+        ("The team won the final.", "The team won the final.", False),
+        # Both words in the sentence: no opposite.
+        ("Prices rose.", "Prices fell, then rose.", False),
+    ],
+)
+def test_opposite_words_from_the_packaged_lexicon(claim: str, sentence: str, opposed: bool) -> None:
+    assert opposite(claim, sentence, content(claim)) is opposed
+
+
+def test_the_lexicon_ships_inside_the_package() -> None:
+    table = antonyms()
+    assert "fall" in table["rise"] and "lose" in table["win"] and "decrease" in table["increase"]
+    assert len(table) > 3000
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Water boils at 100 degrees Celsius.", Quantity(100.0, "°C", "temperature")),
+        ("water boils at 212 °F", Quantity(100.0, "°C", "temperature")),
+        ("It lasted three decades.", Quantity(30.0, "year", "duration")),
+        ("It lasted 30 years.", Quantity(30.0, "year", "duration")),
+        ("The stadium holds twelve thousand people.", Quantity(12000.0, "number", "number")),
+        ("The wall fell in 1989.", Quantity(1989.0, "number", "year")),
+        ("The stadium holds 12,000 people.", Quantity(12000.0, "number", "number")),
+        ("The river is 12 km long.", Quantity(12000.0, "m", "length")),
+        ("The river is twelve kilometres long.", Quantity(12000.0, "m", "length")),
+        ("It opened at 3 pm.", Quantity(900.0, "minute of day", "time of day")),
+        ("It opened at 15:00.", Quantity(900.0, "minute of day", "time of day")),
+        ("She won only one prize.", Quantity(1.0, "number", "number")),
+        ("Unemployment fell to 5 percent.", Quantity(5.0, "%", "share")),
+    ],
+)
+def test_quantities_in_digits_words_and_units(text: str, found: Quantity) -> None:
+    assert found in quantities(text)
+
+
+def test_one_as_a_pronoun_is_no_count() -> None:
+    assert quantities("No one came; one of them left.") == ()
+
+
+def test_a_quantity_stated_otherwise_is_a_mismatch_and_the_same_one_a_match() -> None:
+    sentences = ["Marie Curie won two Nobel Prizes.", "She was born in Warsaw in 1867."]
+    assert quantity_signals("Curie won 2 Nobel Prizes.", sentences, [0]).mismatch == 0.0
+    two = quantity_signals("Curie won two Nobel Prizes.", sentences, [0])
+    assert (two.found, two.mismatch) == (1.0, 0.0)
+    three = quantity_signals("Curie won three Nobel Prizes.", sentences, [0])
+    assert (three.found, three.mismatch) == (0.0, 1.0)
+    # Years are compared exactly: 1876 is not 1867.
+    assert quantity_signals("She was born in 1876.", sentences, [1]).mismatch == 1.0
+    # No quantity of the kind in the best sentences: missing, but not contradicted.
+    assert quantity_signals("She was born in 1876.", sentences, [0]).mismatch == 0.0
+
+
+def test_lexical_signals_carry_the_new_signals() -> None:
+    context = "The Berlin Wall divided the city. On 9 November 1989 the wall came down."
+    values = lexical_signals(context, "The Berlin Wall came down in 1998.")
+    assert set(values) == set(LEXICAL_SIGNALS)
+    assert values["numbers"] == 0.0 and values["quantity_mismatch"] == 1.0
+    values = lexical_signals(ASPIRIN, "Aspirin is safe for children with viral infections.")
+    assert values["polarity"] > 0.8 and values["opposite"] == 0.0
+    # "Dangerous" against "not safe": the two flips agree, neither counts.
+    values = lexical_signals(ASPIRIN, "Aspirin is dangerous for children with viral infections.")
+    assert values["polarity"] == values["opposite"] == 0.0
+
+
+def test_a_quantity_spelled_otherwise_counts_as_found() -> None:
+    context = "At sea level, water boils at 100 °C (212 °F)."
+    values = lexical_signals(context, "Water boils at 100 degrees Celsius.")
+    assert values["overlap"] == 1.0 and values["quantity_mismatch"] == 0.0
+
+
+def test_contradictions_are_weighted_by_rule() -> None:
+    assert set(RULE_WEIGHTS) <= set(LEXICAL_SIGNALS)
+    assert all(w < 0 for w in RULE_WEIGHTS.values())
