@@ -10,6 +10,7 @@ from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
 from ..data.results import ItemRecord
+from ..judging.disclosure import note_for_digests
 from ..runs.summary import Summary, Tally
 from ..scorers import SCORERS
 from ..scorers.base import ScoreResult, Status
@@ -116,6 +117,8 @@ class ReportView(_View):
     models: list[str]
     prompts: list[str]
     libraries: list[str]
+    judge_note: str | None = None
+    """Said in the header when the embedded model's lexical rule decided the verdicts."""
     scorers: list[ScorerView]
     items: list[ItemView]
     statuses: list[str]
@@ -273,6 +276,7 @@ def report_view(records: Sequence[ItemRecord], source: str) -> ReportView:
         models=_distinct([r.model_fingerprint for r in results]),
         prompts=_distinct([r.prompt_version for r in results]),
         libraries=_distinct([r.library_version for r in results]),
+        judge_note=note_for_digests([r.judge_profile for r in results]),
         scorers=scorers,
         items=[item_view(r, {s.id: s.top for s in scorers}) for r in records],
         statuses=[s.value for s in Status],

@@ -1,0 +1,44 @@
+"""Saying what decided the verdicts, wherever a user reads a score.
+
+The embedded model's shipped profile decides from word statistics alone (its yes/no
+probabilities carry no signal): right for demos and CI smoke runs, not for scores to trust.
+`score` prints `NOTE` when such a profile decides, and the HTML report shows it in its header.
+A user's calibrated profile, a given one, or another model's decisions are not flagged.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from .profile import PROFILE_SUFFIX, JudgeProfile, ProfileOrigin, _bundled_profiles, load_profile
+
+NOTE = (
+    "Verdicts come from a lexical rule (shared words, names, numbers, negation), meant for "
+    "demos and CI smoke runs: it does not read meaning. For real evaluations pin a model and "
+    "calibrate it: `offline-recall models pin FOLDER --name NAME` then `offline-recall "
+    "calibrate --model NAME.toml --data labelled.jsonl`."
+)
+"""One line on what the embedded configuration's judge is and how to replace it."""
+
+
+def is_lexical_rule(profile: JudgeProfile, origin: ProfileOrigin) -> bool:
+    """Whether a shipped profile decides without asking the model (a rule over words)."""
+    return origin is ProfileOrigin.SHIPPED and not profile.uses_model
+
+
+@cache
+def lexical_digests() -> frozenset[str]:
+    """The digests of the bundled profiles that decide without the model."""
+    found = set()
+    for path in _bundled_profiles():
+        if path.name.endswith(PROFILE_SUFFIX):
+            profile = load_profile(path)
+            if not profile.uses_model:
+                found.add(profile.digest)
+    return frozenset(found)
+
+
+def note_for_digests(digests: list[str | None]) -> str | None:
+    """`NOTE` when any of these results' profiles is a shipped lexical rule, else None."""
+    shipped = lexical_digests()
+    return NOTE if any(d in shipped for d in digests if d) else None
