@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
@@ -92,7 +92,8 @@ def settle_claims(
 
     A claim whose words are mostly absent from the text (or its `source`, the whole ground
     truth a sentence came from) was made up, not extracted: it is dropped, as is one holding a
-    number or name the source does not. A sentence of the text that the claims leave mostly
+    number or name the source does not, and (with `drop_trivial`) one that carries none of the
+    text's content (see `trivial_claims`). A sentence of the text that the claims leave mostly
     uncovered was skipped by the model: it is added as a claim of its own. If nothing is left,
     the text's own sentences can stand in for its claims.
     """
@@ -102,6 +103,9 @@ def settle_claims(
         found = [c for c in found if share_found(in_text, c) >= rules.min_grounding]
     if not isinstance(found, Failed) and rules.drop_invented:
         found = [c for c in found if not invented_details(c, whole)]
+    if not isinstance(found, Failed) and rules.drop_trivial:
+        trivial = set(trivial_claims(text, found))
+        found = [c for c in found if c not in trivial]
     if not isinstance(found, Failed) and found and rules.min_sentence_coverage > 0:
         said = words_of(" ".join(found))
         skipped = [
@@ -129,4 +133,106 @@ def dedupe_claims(claims: Iterable[str]) -> list[str]:
         if text and key not in seen:
             seen.add(key)
             out.append(text)
+    return out
+
+
+# Sentences that are one claim already, and claims that say nothing ----------------------
+
+# Words and marks that join clauses or list items: a sentence holding one is not one claim.
+_JOINERS = frozenset(
+    {
+        "and",
+        "or",
+        "but",
+        "nor",
+        "while",
+        "whereas",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "after",
+        "before",
+        "because",
+        "since",
+        "although",
+        "though",
+        "unless",
+        "until",
+        "as",
+        "than",
+        "plus",
+        "also",
+        "then",
+        "so",
+        "yet",
+        "if",
+    }
+)
+_JOINING_MARKS = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s")
+_WORD = re.compile(r"\w+")
+
+
+def single_claim(sentence: str, max_content_words: int) -> bool:
+    """Whether `sentence` already is one claim, so that it stands for itself without a model
+    call: one clause (no joining word such as "and", "which" or "after", no comma, semicolon,
+    colon, parenthesis or dash) with at most `max_content_words` content words.
+
+    Such a sentence states one fact; splitting it can only restate it or invent a weaker claim.
+    """
+    plain = _THOUSANDS.sub("", sentence)
+    if _JOINING_MARKS.search(plain):
+        return False
+    words = _WORD.findall(plain.casefold())
+    if any(w in _JOINERS for w in words):
+        return False
+    content = [w for w in words if w not in STOP_WORDS]
+    return 0 < len(content) <= max_content_words
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _WORD.findall(_THOUSANDS.sub("", text).casefold()) if w not in STOP_WORDS}
+
+
+def _subject(sentence: str) -> set[str]:
+    """The content words the sentence opens with, up to its first stop word after them: its
+    subject, mostly ("The Amazon River is ..." -> amazon, river)."""
+    subject: set[str] = set()
+    for word in _WORD.findall(_THOUSANDS.sub("", sentence).casefold()):
+        if word in STOP_WORDS:
+            if subject:
+                break
+            continue
+        subject.add(word)
+    return subject
+
+
+def _plain(claim: str) -> str:
+    return " ".join(_WORD.findall(claim.casefold()))
+
+
+def trivial_claims(sentence: str, claims: Sequence[str]) -> list[str]:
+    """The claims of `sentence` that carry none of its content: a claim whose content words
+    are all in the sentence's subject ("The Amazon River is a river." from a sentence about
+    its length), and a fragment that another claim of the sentence holds after its start
+    (the tail of a claim, its subject cut off)."""
+    subject = _subject(sentence)
+    whole = _content(sentence)
+    plain = [_plain(c) for c in claims]
+    out: list[str] = []
+    for i, claim in enumerate(claims):
+        words = _content(claim)
+        restates = bool(words) and words <= subject and words != whole
+        tail = any(
+            j != i
+            and plain[i]
+            and plain[i] != other
+            and f" {plain[i]} " in f" {other} "
+            and not f"{other} ".startswith(f"{plain[i]} ")
+            for j, other in enumerate(plain)
+        )
+        if restates or tail:
+            out.append(claim)
     return out

@@ -15,7 +15,13 @@ from ..base import NO_CONTEXT_REASON, Progress, ScorerRun, ScorerSetup, Status
 from ..batch import isolated, stage
 from ..context import Chunk, ContextOptions, as_run, ground_truth_text, resolve_context
 from ..memo import Memo
-from .claims import claim_list_type, dedupe_claims, parse_claims, settle_claims
+from .claims import (
+    claim_list_type,
+    dedupe_claims,
+    parse_claims,
+    settle_claims,
+    single_claim,
+)
 from .prompts import PromptSet, load_prompts, with_judge_prompt
 from .result import ClaimVerdict, RecallResult
 from .score import (
@@ -224,13 +230,20 @@ class ContextRecallScorer:
         """Each text's claims, sentence by sentence: every sentence of the batch is one short,
         bounded generation, sent together, so that no long answer holds the batch back; the
         rules are applied to each sentence's claims, grounded in the whole text. A sentence
-        the engine failed on fails its text: the sentence fallback is for what the model
-        wrote, never for an engine's error."""
+        that is one claim already (`single_claim`) stands for itself, with no model call. A
+        sentence the engine failed on fails its text: the sentence fallback is for what the
+        model wrote, never for an engine's error."""
         rules = self.prompts.extract
         limit = rules.sentence_tokens or self.setup.max_new_tokens
         claims_type = claim_list_type(rules.sentence_claims or self.setup.max_items)
         sentences = {t: split_sentences(t) or [t] for t in texts}
-        units = list(dict.fromkeys(s for t in texts for s in sentences[t]))
+        every = list(dict.fromkeys(s for t in texts for s in sentences[t]))
+        single = {
+            s
+            for s in every
+            if rules.single_claim_words and single_claim(s, rules.single_claim_words)
+        }
+        units = [s for s in every if s not in single]
         prompts = [self.prompts.extract_prompt(s) for s in units]
         done = stage(self.progress, "sentences extracted", len(units))
         raw = self.engine.generate_json(prompts, claims_type, limit, done=done)

@@ -60,6 +60,17 @@ class ExtractPrompt(BaseModel):
     sentence_claims: int | None = Field(
         default=None, gt=0, description="With per_sentence: the most claims of one sentence"
     )
+    single_claim_words: int | None = Field(
+        default=None,
+        gt=0,
+        description="With per_sentence: a sentence of one clause (no joining word or mark) "
+        "with at most this many content words is its own claim, without a model call",
+    )
+    drop_trivial: bool = Field(
+        default=False,
+        description="Drop a claim that only restates its sentence's subject, or that is the "
+        "tail of another claim of the sentence",
+    )
 
 
 class JudgePrompt(BaseModel):

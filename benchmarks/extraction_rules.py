@@ -1,0 +1,171 @@
+"""Which sentences need the model: the extraction rules measured on RoSE dev, model run once.
+
+    python benchmarks/extraction_rules.py [--backend vllm] [--raw FILE] [--words 3,4,...]
+
+Every distinct sentence of the RoSE decomposition texts is sent to the model once with the
+per-sentence extraction prompt (its raw answers kept in `--raw`, so a rerun makes no model
+call); each rule variant then replays those answers through the scorer's own extraction code
+with its rules changed: a sentence that `single_claim` accepts at N content words stands for
+itself, and `drop_trivial` drops claims that carry none of their sentence. Reported per
+variant: extraction precision, recall, F1 and count ratio against the human atomic facts
+(greedy one-to-one matcher on content-word F1 >= 0.5, as `quality.py`), the share of
+sentences that need no model call, and end to end on RoSE (784 rows) the correlations of the
+shipped judge's decided and expected recall with `human_recall`. The judge is the model's
+shipped profile for the prompt version asked (`--prompt-version`); a lexical profile makes
+no model call, so only the claims differ between variants.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import quality_data as data
+from benchmarks.quality_judges import recall_of_claims
+from benchmarks.quality_metrics import ExtractionTally, correlations
+from benchmarks.quality_variants import expected
+from benchmarks.recall import Pair, extract_claims, recall_scorer
+from offline_recall import ENGINES, ContextRecallScorer, Engine, Failed, resolve_spec
+from offline_recall.scorers.recall.claims import single_claim
+from offline_recall.text import split_sentences
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+class Replay:
+    """An engine whose claim answers come from `answers` (sentence -> raw output), asking
+    `engine` only for sentences it has not seen; everything else is `engine`'s."""
+
+    def __init__(self, engine: Engine, answers: dict[str, str]) -> None:
+        self._engine = engine
+        self.answers = answers
+        self.asked = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def generate_json(
+        self, prompts: Sequence[Any], output_type: Any, max_tokens: int, *, done: Any = None
+    ) -> list[str | Failed]:
+        missing = [p for p in prompts if p.fields[0] not in self.answers]
+        if missing:
+            self.asked += len(missing)
+            raw = self._engine.generate_json(missing, output_type, max_tokens)
+            for p, r in zip(missing, raw, strict=True):
+                if isinstance(r, Failed):
+                    raise RuntimeError(f"the engine failed on a sentence: {r.message}")
+                self.answers[p.fields[0]] = r
+        if done is not None:
+            done(len(prompts))
+        return [self.answers[p.fields[0]] for p in prompts]
+
+
+def variant_scorer(
+    base: ContextRecallScorer, words: int | None, trivial: bool
+) -> ContextRecallScorer:
+    """A fresh scorer like `base` (same engine and judge), its extraction rules changed."""
+    scorer = ContextRecallScorer(base.engine, base.options, base.setup)
+    rules = scorer.prompts.extract.model_copy(
+        update={"single_claim_words": words, "drop_trivial": trivial}
+    )
+    scorer.prompts = scorer.prompts.model_copy(update={"extract": rules})
+    return scorer
+
+
+def measure(
+    scorer: ContextRecallScorer,
+    texts: list[data.DecompositionRow],
+    rose: list[data.RecallRow],
+    words: int | None,
+) -> dict[str, Any]:
+    found = extract_claims(scorer, [r.text for r in texts])
+    tally = ExtractionTally()
+    for claims, row in zip(found, texts, strict=True):
+        if claims is not None:
+            tally.add(claims, row.claims)
+    sentences = {s for r in texts for s in split_sentences(r.text)}
+    single = sum(bool(words) and single_claim(s, words or 0) for s in sentences)
+    rose_claims = extract_claims(scorer, [r.reference for r in rose])
+    contexts = [r.contexts for r in rose]
+
+    def pairs(ps: Sequence[Pair]) -> list[float | None]:
+        return [None if isinstance(a, Failed) else a.probability for a in scorer.assess(ps)]
+
+    decided = recall_of_claims(pairs, scorer, rose_claims, contexts, scorer.threshold)
+    mean_recall = expected(pairs, scorer, rose_claims, contexts)
+    targets = [r.target for r in rose]
+    return {
+        **tally.scores(),
+        "failed": sum(f is None for f in found),
+        "no model call": single / len(sentences),
+        "decided": correlations(targets, decided),
+        "expected": correlations(targets, mean_recall),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--backend", choices=list(ENGINES), default="vllm")
+    parser.add_argument("--prompt-version", default="v3", help="the prompts the model answers")
+    parser.add_argument("--raw", type=Path, default=Path("extraction_answers.json"))
+    parser.add_argument("--words", default="3,4,5,6,7,8,10,12")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    answers: dict[str, str] = json.loads(args.raw.read_text()) if args.raw.is_file() else {}
+    spec = resolve_spec(
+        args.model,
+        engine=args.backend,
+        prompt_versions={ContextRecallScorer.id: args.prompt_version},
+    )
+    scoring = spec.build()
+    replay = Replay(scoring.engine, answers)
+    base = recall_scorer(spec.build_on(replay))
+    texts = data.decomposition(args.data / data.ROSE_ACUS, None, 0)
+    rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)
+    try:
+        # Every sentence once, in one batch, before any variant.
+        variant_scorer(base, None, False).extract(
+            list(dict.fromkeys([r.text for r in texts] + [r.reference for r in rose]))
+        )
+    finally:
+        args.raw.write_text(json.dumps(replay.answers, ensure_ascii=False, indent=0) + "\n")
+        scoring.close()
+    print(
+        f"model {spec.model_fingerprint}, prompts {args.prompt_version}, "
+        f"{len(replay.answers)} sentences answered ({replay.asked} asked now); "
+        f"judge {base.setup.judge_profile.digest}"
+    )
+    head = (
+        "| single-claim words | drop trivial | no model call | precision | recall | F1 | "
+        "count ratio | Spearman | Pearson | Spearman, expected | Pearson, expected |"
+    )
+    print(head + "\n|" + "---|" * 2 + "---:|" * 9)
+    grid = [(None, False), (None, True)] + [
+        (int(w), t) for w in args.words.split(",") for t in (False, True)
+    ]
+    for words, trivial in grid:
+        m = measure(variant_scorer(base, words, trivial), texts, rose, words)
+        d, e = m["decided"], m["expected"]
+        print(
+            f"| {words or 'none'} | {'yes' if trivial else 'no'} | {m['no model call']:.0%} | "
+            f"{m['precision']:.3f} | {m['recall']:.3f} | {m['F1']:.3f} | {m['count ratio']:.3f} | "
+            f"{d['Spearman']:.3f} | {d['Pearson']:.3f} | {e['Spearman']:.3f} | "
+            f"{e['Pearson']:.3f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
