@@ -16,7 +16,6 @@ from offline_recall import (
     ContextRecallOptions,
     Engine,
     Prompt,
-    Status,
     create_context_recall_scorer,
     create_engine,
     load_manifest,
@@ -26,7 +25,7 @@ from offline_recall.engines.manifests import cached_dir
 from offline_recall.scorers.recall.claims import claim_list_type
 from offline_recall.scorers.recall.prompts import load_prompts
 
-from .conftest import EXAMPLE, recall
+from .conftest import EXAMPLE, recall, run_cli
 
 pytestmark = pytest.mark.model
 
@@ -70,16 +69,24 @@ def test_answer_probabilities_do_not_depend_on_the_batch(embedded: Engine) -> No
     assert [f[0] for f in in_one_pass] == pytest.approx([f[0] for f in batched], abs=1e-4)
 
 
-def test_the_same_input_scored_twice_is_identical(embedded: Engine) -> None:
-    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=[CONTEXT]))
-    run = {"groundTruth": "The Eiffel Tower is in Paris. It was completed in 1889."}
-    first, second = scorer.run(run), scorer.run(run)
-    assert first.status is Status.OK
+def test_the_same_input_scored_twice_is_identical(tmp_path: Path) -> None:
+    """Two processes score the same rows with nothing shared between them (no memo, no claim
+    cache, a run store each): every claim and probability is computed twice, and the result
+    files are the same byte for byte."""
+    data = tmp_path / "three.jsonl"
+    data.write_text("\n".join(EXAMPLE.read_text().splitlines()[:3]) + "\n")
+    outs = [tmp_path / f"run{i}.jsonl" for i in (1, 2)]
+    for out in outs:
+        run_cli("score", str(data), "--no-cache", "--out", str(out))
+    first, second = (out.read_bytes() for out in outs)
     assert first == second
-    assert first.score is not None and 0 <= first.score <= 1
-    assert len(first.verdicts) == len(first.claims) >= 1
-    assert first.model_fingerprint == load_manifest().fingerprint
-    assert first.prompt_version == load_manifest().prompt_version == "v3"
+    results = [recall(json.loads(line)) for line in first.splitlines()]
+    assert [r["status"] for r in results] == ["ok"] * 3
+    for result in results:
+        assert result["score"] is not None and 0 <= result["score"] <= 1
+        assert len(result["verdicts"]) >= 1
+        assert result["model_fingerprint"] == load_manifest().fingerprint
+        assert result["prompt_version"] == load_manifest().prompt_version
 
 
 def test_budgets_leave_room_for_the_prompt(embedded: Engine) -> None:
