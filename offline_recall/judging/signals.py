@@ -15,6 +15,7 @@ from itertools import pairwise
 from wordfreq import zipf_frequency
 
 from ..text import split_sentences
+from .paraphrase import synonym_share
 from .polarity import opposite, polarity_mismatch
 from .quantities import QuantitySignals, quantity_signals
 
@@ -39,6 +40,7 @@ LEXICAL_SIGNALS = (
     "polarity",
     "opposite",
     "quantity_mismatch",
+    "synonyms",
 )
 _WORD = re.compile(r"\w+")
 # "1,000" and "1000" are the same number.
@@ -146,6 +148,8 @@ def lexical_signals(context: str, claim: str) -> dict[str, float]:
     signals["names"] = len(names & in_context) / len(names) if names else 1.0
     signals.update(_contradictions(context, claim, ranked, total))
     signals["quantity_mismatch"] = quantities.mismatch
+    content = [w for w in _WORD.findall(claim.casefold()) if w not in STOP_WORDS]
+    signals["synonyms"] = synonym_share(content, frozenset(words_of(context)), rarity)
     return signals
 
 
