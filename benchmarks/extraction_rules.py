@@ -121,6 +121,11 @@ def main() -> None:
     parser.add_argument("--prompt-version", default="v3", help="the prompts the model answers")
     parser.add_argument("--raw", type=Path, default=Path("extraction_answers.json"))
     parser.add_argument("--words", default="3,4,5,6,7,8,10,12")
+    parser.add_argument("--limit", type=int, help="decomposition texts (seeded choice)")
+    parser.add_argument("--batch", type=int, default=32, help="texts per extraction batch")
+    parser.add_argument(
+        "--answered-only", action="store_true", help="only the texts --raw already answers"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     answers: dict[str, str] = json.loads(args.raw.read_text()) if args.raw.is_file() else {}
@@ -132,17 +137,28 @@ def main() -> None:
     scoring = spec.build()
     replay = Replay(scoring.engine, answers)
     base = recall_scorer(spec.build_on(replay))
-    texts = data.decomposition(args.data / data.ROSE_ACUS, None, 0)
+    texts = data.decomposition(args.data / data.ROSE_ACUS, args.limit, 0)
     rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)
+    if args.answered_only:
+        # Only what earlier runs answered: the texts whose every sentence has its answer,
+        # and the end-to-end rows of those texts.
+        def answered(text: str) -> bool:
+            return all(s in answers for s in split_sentences(text) or [text])
+
+        texts = [r for r in texts if answered(r.text)]
+        rose = [r for r in rose if answered(r.reference)]
     try:
-        # Every sentence once, in one batch, before any variant.
-        variant_scorer(base, None, False).extract(
-            list(dict.fromkeys([r.text for r in texts] + [r.reference for r in rose]))
-        )
+        # Every sentence once before any variant, in batches of --batch texts, each batch's
+        # answers kept as soon as it is done.
+        every = list(dict.fromkeys([r.text for r in texts] + [r.reference for r in rose]))
+        for start in range(0, len(every), args.batch):
+            variant_scorer(base, None, False).extract(every[start : start + args.batch])
+            args.raw.write_text(json.dumps(replay.answers, ensure_ascii=False, indent=0) + "\n")
+            print(f"{len(replay.answers)} sentences answered", file=sys.stderr, flush=True)
     finally:
-        args.raw.write_text(json.dumps(replay.answers, ensure_ascii=False, indent=0) + "\n")
         scoring.close()
     print(
+        f"{len(texts)} decomposition texts, {len(rose)} end-to-end rows; "
         f"model {spec.model_fingerprint}, prompts {args.prompt_version}, "
         f"{len(replay.answers)} sentences answered ({replay.asked} asked now); "
         f"judge {base.setup.judge_profile.digest}"
