@@ -13,7 +13,6 @@ from offline_recall import (
     ContextRecallOptions,
     Engine,
     LabelledPair,
-    Status,
     create_context_recall_scorer,
     create_engine,
     fit_profile,
@@ -83,32 +82,47 @@ def test_extraction_follows_the_schema(engine: Engine) -> None:
         assert len(claims) <= load_manifest().decoding.max_claims
 
 
-def test_scorer_on_vllm_is_repeatable(engine: Engine) -> None:
-    scorer = create_context_recall_scorer(
-        engine, ContextRecallOptions(context=["Canberra is the capital city of Australia."])
-    )
-    runs = [{"groundTruth": "Canberra is the capital of Australia."}] * 2
-    first, second = scorer.run_many(runs)
-    assert first.status is Status.OK
-    assert first == second == scorer.run(runs[0])
-
-
-def test_cli_scores_the_example_with_vllm(tmp_path: Path, model_cache: Path) -> None:
-    """A real process, as a user runs it: the engine spawns its workers from it."""
-    out = tmp_path / "results.jsonl"
+def _score_example_on_vllm(out: Path, model_cache: Path) -> str:
+    """The example scored by `offline-recall score --backend vllm` in a process of its own,
+    with no claim cache; its standard output."""
     done = run_cli(
         "score",
         str(EXAMPLE),
         "--backend",
         "vllm",
+        "--no-cache",
         "--out",
         str(out),
         env={"OFFLINE_RECALL_CACHE": str(model_cache)},
     )
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("vllm-run") / "results.jsonl"
+    return out, _score_example_on_vllm(out, model_cache)
+
+
+def test_cli_scores_the_example_with_vllm(example_run: tuple[Path, str]) -> None:
+    """A real process, as a user runs it: the engine spawns its workers from it."""
+    out, stdout = example_run
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in rows] == list(range(1, 13))
     assert sum(recall(r)["status"] == "ok" for r in rows) >= 10
-    assert "mean recall" in done.stdout
+    assert "mean recall" in stdout
+
+
+def test_scorer_on_vllm_is_repeatable(
+    example_run: tuple[Path, str], tmp_path: Path, model_cache: Path
+) -> None:
+    """A second process scores the example again with nothing shared (no memo, no claim
+    cache, a run store of its own): every claim and probability is computed again, and the
+    result file is the same byte for byte."""
+    first, _ = example_run
+    again = tmp_path / "again.jsonl"
+    _score_example_on_vllm(again, model_cache)
+    assert again.read_bytes() == first.read_bytes()
 
 
 def test_calibration_signals_on_vllm_match_transformers(engine: Engine, embedded: Engine) -> None:
