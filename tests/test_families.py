@@ -239,17 +239,56 @@ def test_p_yes_sums_every_spelling(family: str, engines: dict[str, Engine]) -> N
     assert found[0] == pytest.approx(yes / (yes + no), abs=1e-5)
 
 
+def _finished_claims(raw: str) -> list[str]:
+    """The non-blank claims of the longest head of a cut-off claim list that closes into
+    valid JSON."""
+    for end in range(len(raw), 0, -1):
+        try:
+            found = json.loads(raw[:end] + "]}")
+        except json.JSONDecodeError:
+            continue
+        return [c for c in found["claims"] if c.strip()]
+    return []
+
+
+OFF_GRAMMAR = {"phi3"}
+"""Families whose constrained output on transformers leaves the grammar: tiny Phi-3 writes
+`{"claims  ["]"]` (the `":` and the claim's text are lost), a known defect, not yet fixed."""
+
+
 @pytest.mark.model
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize(
+    "family",
+    [
+        pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="output leaves the grammar"))
+        if f in OFF_GRAMMAR
+        else f
+        for f in FAMILIES
+    ],
+)
 def test_constrained_json_gives_a_claim_list(family: str, engines: dict[str, Engine]) -> None:
+    """The output stays inside the claim list's grammar: a whole `{"claims": [...]}` read back
+    as exactly its claims, or, where random weights ran into the token bound inside a claim,
+    a prefix of such a document whose finished claims stand (none finished: an error naming
+    the bound), never a list it is not."""
+    import regex
+    from outlines_core.json_schema import build_regex_from_schema
+
     claims = claim_list_type(3)
+    grammar = regex.compile(build_regex_from_schema(json.dumps(claims.model_json_schema())))
     prompt = load_prompts("v2").extract_prompt("Canberra is the capital of Australia.")
     (raw,) = engines[family].generate_json([prompt], claims, 48)
-    assert isinstance(raw, str) and raw.startswith("{")
+    assert isinstance(raw, str)
     parsed = parse_claims(raw, claims, 48)
-    # Random weights may run into the bound inside a claim: that claim is dropped, the
-    # output is never taken as a list it is not.
-    assert isinstance(parsed, list) or "token" in parsed.message
+    if grammar.fullmatch(raw):
+        assert parsed == json.loads(raw)["claims"]
+        return
+    assert grammar.fullmatch(raw, partial=True), f"not a prefix of the grammar: {raw!r}"
+    finished = _finished_claims(raw)
+    if finished:
+        assert parsed == finished
+    else:
+        assert isinstance(parsed, Failed) and "in 48 tokens" in parsed.message
 
 
 def _two_rows(tmp_path: Path) -> Path:
