@@ -77,6 +77,7 @@ def variant_scorer(
         update={"single_claim_words": words, "drop_trivial": trivial}
     )
     scorer.prompts = scorer.prompts.model_copy(update={"extract": rules})
+    scorer._verdicts = base._verdicts  # the same judge: a pair is judged once for all variants
     return scorer
 
 
@@ -119,6 +120,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--backend", choices=list(ENGINES), default="vllm")
     parser.add_argument("--prompt-version", default="v3", help="the prompts the model answers")
+    parser.add_argument("--dtype", help="the vLLM engine's dtype [default: the engine's]")
     parser.add_argument("--raw", type=Path, default=Path("extraction_answers.json"))
     parser.add_argument("--words", default="3,4,5,6,7,8,10,12")
     parser.add_argument("--limit", type=int, help="decomposition texts (seeded choice)")
@@ -132,6 +134,7 @@ def main() -> None:
     spec = resolve_spec(
         args.model,
         engine=args.backend,
+        engine_options={"dtype": args.dtype} if args.dtype else None,
         prompt_versions={ContextRecallScorer.id: args.prompt_version},
     )
     scoring = spec.build()
