@@ -25,6 +25,8 @@ from click.testing import CliRunner
 from offline_recall import (
     ContextRecallOptions,
     Engine,
+    EvalResult,
+    ItemResult,
     create_context_recall_scorer,
     create_engine,
     load_manifest,
@@ -195,22 +197,69 @@ def _scorer(engine: Engine) -> Any:
     return create_context_recall_scorer(engine, ContextRecallOptions(context=["x"]))
 
 
+EVAL_ITEMS = [
+    {"id": "capital", "input": "Capital?", "groundTruth": "Canberra is the capital of Australia."},
+    {"id": "river", "input": "River?", "groundTruth": "The Murray is the longest river."},
+]
+EVAL_CONTEXT = ["Canberra is the capital city of Australia.", "The Nile flows through Egypt."]
+
+
+def _evals(scorer: Any) -> tuple[EvalResult, list[ItemResult]]:
+    items: list[ItemResult] = []
+    found = run_evals(
+        data=EVAL_ITEMS,
+        scorers=[scorer],
+        target=lambda q: "Canberra.",
+        on_item_complete=items.append,
+    )
+    return found, sorted(items, key=lambda i: i.index)
+
+
 @pytest.mark.model
 @pytest.mark.vllm
 @pytest.mark.server
 def test_the_python_api_and_run_evals(vllm_server: ServerProcess) -> None:
-    scorer = create_context_recall_scorer(
-        options=ContextRecallOptions(context=["Canberra is the capital city of Australia."]),
+    """`run_evals` through the server gives what it gives on the in-process vLLM engine: the
+    same claims, each P(yes) and probability within bfloat16's margin (P_YES_TOLERANCE), the
+    same decisions where the probability is not within MARGIN of the threshold, and then the
+    same scores."""
+    options = ContextRecallOptions(context=EVAL_CONTEXT)
+    served = create_context_recall_scorer(
+        options=options,
         engine="openai",
         engine_options={"base_url": vllm_server.url, "concurrency": 2},
     )
-    found = run_evals(
-        data=[{"input": "Capital?", "groundTruth": "Canberra is the capital of Australia."}],
-        scorers=[scorer],
-        target=lambda question: "Canberra.",
-    )
-    assert found.scores[scorer.id] is not None
-    assert scorer.engine.identity.engine == "openai"
+    assert served.engine.identity.engine == "openai"
+    local = create_engine("vllm")
+    try:
+        found, items = _evals(served)
+        expected, expected_items = _evals(create_context_recall_scorer(local, options))
+    finally:
+        local.close()
+    threshold = load_manifest().threshold
+    cut = math.log(threshold / (1 - threshold))
+    decided_alike = True
+    for got, want in zip(items, expected_items, strict=True):
+        g: Any = got.results[served.id]
+        w: Any = want.results[served.id]
+        assert g.status == w.status == "ok", (g, w)
+        assert [v.claim for v in g.verdicts] == [v.claim for v in w.verdicts]
+        for gv, wv in zip(g.verdicts, w.verdicts, strict=True):
+            # No P(yes) where a rule decided without asking the model: then on both engines.
+            assert gv.model_p_yes == pytest.approx(wv.model_p_yes, abs=P_YES_TOLERANCE), gv.claim
+            assert gv.probability == pytest.approx(wv.probability, abs=P_YES_TOLERANCE)
+            p = wv.probability
+            if 0 < p < 1 and abs(math.log(p / (1 - p)) - cut) < MARGIN:
+                decided_alike = False
+            else:
+                assert gv.supported == wv.supported, gv.claim
+    assert found.total_items == expected.total_items == len(EVAL_ITEMS)
+    assert found.summaries[served.id].scored == len(EVAL_ITEMS)
+    if decided_alike:
+        assert found.scores == expected.scores
+        assert [i.results[served.id].score for i in items] == [
+            i.results[served.id].score for i in expected_items
+        ]
 
 
 @pytest.mark.model
