@@ -36,7 +36,7 @@ def test_unknown_version_lists_the_known_ones() -> None:
     assert "v1" in available_versions()
 
 
-@pytest.mark.parametrize("version", ["v1", "v2", "v3"])
+@pytest.mark.parametrize("version", ["v1", "v2", "v3", "v4"])
 def test_judge_prompt_shares_everything_before_the_claim(version: str) -> None:
     """The shared head is the same for every claim of a context and ends where the claim
     starts, so an engine can compute it once for all of them."""
