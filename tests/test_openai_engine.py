@@ -51,10 +51,22 @@ from .test_vllm_backend import MARGIN, P_YES_TOLERANCE, _pairs
 
 SECRET = "or-test-key-7c1e0b"
 ROWS = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
-ONE_SENTENCE_ROWS = [
-    {"id": "tower", "groundTruth": "The Eiffel Tower is in Paris.", "context": ["Paris."]},
-    {"id": "museum", "groundTruth": "The Louvre is a museum.", "context": ["A museum."]},
-    {"id": "river", "groundTruth": "The Seine flows through Paris.", "context": ["A river."]},
+ONE_SENTENCE_ROWS = [  # one sentence each, none of them one claim already: each is extracted
+    {
+        "id": "tower",
+        "groundTruth": "The Eiffel Tower in Paris was built in 1889 and is 330 metres tall.",
+        "context": ["Paris."],
+    },
+    {
+        "id": "museum",
+        "groundTruth": "The Louvre, the most visited museum, opened in 1793 in a royal palace.",
+        "context": ["A museum."],
+    },
+    {
+        "id": "river",
+        "groundTruth": "The Seine flows through Paris and reaches the sea at Le Havre.",
+        "context": ["A river."],
+    },
 ]
 
 

@@ -246,7 +246,7 @@ class ContextRecallScorer:
         units = [s for s in every if s not in single]
         prompts = [self.prompts.extract_prompt(s) for s in units]
         done = stage(self.progress, "sentences extracted", len(units))
-        raw = self.engine.generate_json(prompts, claims_type, limit, done=done)
+        raw = self.engine.generate_json(prompts, claims_type, limit, done=done) if units else []
         parsed = {
             s: r if isinstance(r, Failed) else parse_claims(r, claims_type, limit)
             for s, r in zip(units, raw, strict=True)
@@ -256,8 +256,11 @@ class ContextRecallScorer:
         for text in texts:
             found: list[str] = []
             for sentence in sentences[text]:
-                settled = engine_failed.get(sentence) or settle_claims(
-                    sentence, parsed[sentence], rules, source=text
+                settled = (
+                    [sentence]
+                    if sentence in single
+                    else engine_failed.get(sentence)
+                    or settle_claims(sentence, parsed[sentence], rules, source=text)
                 )
                 if isinstance(settled, Failed):
                     out.append(settled)
@@ -286,6 +289,8 @@ class ContextRecallScorer:
             context = resolve_context(self.options, run)
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
+        if not context:  # nothing to judge against: no extraction, no model call
+            return self._result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
         context_budget, text_budget = self._budgets
         return _Item(
             pieces=pack(ground_truth, text_budget, self.engine.count_tokens),
@@ -302,8 +307,6 @@ class ContextRecallScorer:
         failed = [
             a for c in claims for k in chunks if isinstance(a := assessed[(k.text, c)], Failed)
         ]
-        if not context:  # nothing to judge against: no extraction, no model call
-            return self._result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
         if failed:
             return self.error_result(failed[0].message)
         verdicts = [self._verdict(c, chunks, assessed) for c in claims]
