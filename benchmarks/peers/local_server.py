@@ -58,7 +58,7 @@ def cpu_env() -> dict[str, str]:
     }
 
 
-def start(folder: Path, max_tokens: int, log: Path) -> subprocess.Popen[bytes]:
+def start(folder: Path, max_tokens: int, dtype: str, log: Path) -> subprocess.Popen[bytes]:
     """The server for the model folder; returns once it answers its health check."""
     cmd = [
         sys.executable,
@@ -73,7 +73,7 @@ def start(folder: Path, max_tokens: int, log: Path) -> subprocess.Popen[bytes]:
         "--port",
         str(PORT),
         "--dtype",
-        "bfloat16",
+        dtype,
         "--max-model-len",
         "8192",
         "--enforce-eager",

@@ -1,16 +1,18 @@
 """offline-recall's context recall and context precision scorers over the benchmark's items.
 
-    python offline_recall_peer.py ENGINE VERDICTS CONCURRENCY RECALL_ITEMS RECALL_OUT \
+    python offline_recall_peer.py ENGINE VERDICTS CONCURRENCY DTYPE RECALL_ITEMS RECALL_OUT \
         PRECISION_ITEMS PRECISION_OUT
 
 Runs in the project's environment. ENGINE is `openai` (the benchmark's vLLM server, as the
 peers use it) or `vllm` (the engine in this process). VERDICTS is `profile` (each scorer's
 shipped judge profile) or `model` (the plain rule on the model's P(yes): relevant or supported
-when it reaches the manifest's threshold). One engine serves both scorers; each scorer's items
+when it reaches the manifest's threshold). DTYPE is the in-process engine's (the server is
+started with its own). One engine serves both scorers; each scorer's items
 go through `run_many` at once. Each output line is {id, score, error}, with a precision row's
 chunk probabilities as `verdicts`. The last line printed is one JSON object: per scorer, the
 scoring time and the model's requests and tokens (the server's counters on `openai`, with its
-prefix-cache lookups; the engine's outputs on `vllm`), and the judge profile's signals.
+prefix-cache lookups; the engine's outputs on `vllm`), and the judge profile's signals; and
+the engine's start (building the spec's engine and scorers, the model loaded), apart.
 """
 
 from __future__ import annotations
@@ -91,9 +93,14 @@ def row(item: dict[str, Any], result: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    engine, verdicts, concurrency, *paths = sys.argv[1:]
+    engine, verdicts, concurrency, dtype, *paths = sys.argv[1:]
     recall_items, recall_out, precision_items, precision_out = map(Path, paths)
-    options = {"base_url": URL, "concurrency": int(concurrency)} if engine == "openai" else None
+    options: dict[str, Any] = (
+        {"base_url": URL, "concurrency": int(concurrency)}
+        if engine == "openai"
+        else {"dtype": dtype}
+    )
+    starting = time.perf_counter()
     spec = resolve_spec(
         MODEL_NAME,
         engine=engine,
@@ -103,11 +110,11 @@ def main() -> None:
     )
     scoring = spec.build()
     tally = EngineTally(cast(Any, scoring.engine).llm) if engine == "vllm" else None
+    report: dict[str, Any] = {"start_s": time.perf_counter() - starting}
 
     def measure() -> dict[str, float]:
         return tally.snapshot() if tally is not None else counters()
 
-    report: dict[str, Any] = {}
     jobs = (
         (RECALL, recall_items, recall_out, recall_run),
         (PRECISION, precision_items, precision_out, precision_run),

@@ -1,12 +1,14 @@
 """offline-recall side by side with RAGAS, DeepEval and Mastra on the same local model.
 
-    python benchmarks/peers/run.py [--items 16] [--precision-items 12] [--concurrency 16]
+    python benchmarks/peers/run.py [--items 16] [--precision-items 12] [--concurrency 16] \
+        [--dtype bfloat16|float32]
 
 (`make peers` installs the peers, then runs this.) One run, one machine, one model: the
-embedded SmolLM2-135M-Instruct in bfloat16 on vLLM's CPU build. Two tasks on items whose truth
-is known: context recall on RoSE end-to-end dev items (human recall), and context precision on
-ClapNQ ranked lists (the gold passage at a known rank among the nearest other passages, so the
-true average precision is known; benchmarks/precision_data.py).
+embedded SmolLM2-135M-Instruct on vLLM's CPU build, in --dtype (bfloat16, the manifest's; on
+a CPU without AVX-512 vLLM emulates bfloat16 and float32 is the faster). Two tasks on items
+whose truth is known: context recall on RoSE end-to-end dev items (human recall), and context
+precision on ClapNQ ranked lists (the gold passage at a known rank among the nearest other
+passages, so the true average precision is known; benchmarks/precision_data.py).
 
 1. offline-recall scores both tasks' items on its in-process vLLM engine, once with its shipped
    judge profiles and once with verdicts made by the model (P(yes) at the manifest's
@@ -20,8 +22,9 @@ true average precision is known; benchmarks/precision_data.py).
 3. One table per task, printed and written to benchmarks/peers/RESULTS.md.
 
 Times are the scoring alone: the server's and each engine's start-up, and each peer's imports,
-are left out of every row. Completions are capped at --max-tokens by the server for every
-client that does not ask for less.
+are left out of every row; the server's start and the in-process engine's are reported apart.
+The load average is sampled every 10 s through the run and reported with it. Completions
+are capped at --max-tokens by the server for every client that does not ask for less.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -61,6 +65,33 @@ OURS = (
     ("vllm", "profile", "offline-recall (in-process vLLM, shipped profiles)"),
     ("vllm", "model", "offline-recall (in-process vLLM, model verdicts)"),
 )
+
+
+class LoadSampler:
+    """The one-minute load average, sampled every 10 s in a thread until stopped."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(10):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> str:
+        if not self.samples:
+            return "not sampled"
+        found = sorted(self.samples)
+        return (
+            f"{found[0]:.1f} to {found[-1]:.1f}, median {found[len(found) // 2]:.1f} "
+            f"({len(found)} samples)"
+        )
 
 
 def recall_items(path: Path, n: int) -> list[dict[str, Any]]:
@@ -153,7 +184,11 @@ def run_peer(task: str, name: str, cmd: list[str], items: list[dict[str, Any]]) 
 
 
 def run_ours(
-    engine: str, verdicts: str, name: str, concurrency: int, items: dict[str, list[dict[str, Any]]]
+    engine: str,
+    verdicts: str,
+    name: str,
+    args: argparse.Namespace,
+    items: dict[str, list[dict[str, Any]]],
 ) -> tuple[dict[str, Run], dict[str, Any]]:
     """offline-recall's runs of both tasks, in a process of its own (the engine's workers
     spawn), and its report (with each scorer's judge signals)."""
@@ -161,7 +196,7 @@ def run_ours(
     paths = [p for t in TASKS for p in (WORK / f"{t}-items.jsonl", WORK / f"{t}-{stem}.jsonl")]
     cmd = [sys.executable, str(HERE / "offline_recall_peer.py"), engine, verdicts]
     done = subprocess.run(
-        [*cmd, str(concurrency), *map(str, paths)],
+        [*cmd, str(args.concurrency), args.dtype, *map(str, paths)],
         env=server.cpu_env(),
         capture_output=True,
         text=True,
@@ -188,6 +223,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16")
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
 
@@ -206,10 +242,13 @@ def main() -> None:
     peers: dict[str, list[Run]] = {t: [] for t in TASKS}
     mine: dict[str, dict[str, Run]] = {}
     judges: dict[str, dict[str, Any]] = {}
+    starts: dict[str, float] = {}
+    load = LoadSampler()
 
     def ours(engine: str, verdicts: str, name: str) -> None:
         print(f"{name} ...", flush=True)
-        mine[name], judges[verdicts] = run_ours(engine, verdicts, name, args.concurrency, items)
+        mine[name], judges[verdicts] = run_ours(engine, verdicts, name, args, items)
+        starts[name] = judges[verdicts]["start_s"]
 
     began = time.perf_counter()
     # In process first, with no server running; then every system on the one server.
@@ -217,7 +256,7 @@ def main() -> None:
         ours(engine, verdicts, name)
     started = time.perf_counter()
     folder = model_dir(load_manifest(server.MODEL_NAME))
-    process = server.start(folder, args.max_tokens, WORK / "server.log")
+    process = server.start(folder, args.max_tokens, args.dtype, WORK / "server.log")
     server_start_s = time.perf_counter() - started
     try:
         for engine, verdicts, name in OURS[:2]:
@@ -230,6 +269,7 @@ def main() -> None:
         process.terminate()
         process.wait(timeout=60)
     wall_s = time.perf_counter() - began
+    load.stop()
     runs = {t: [*peers[t], *(mine[name][t] for _, _, name in OURS)] for t in TASKS}
 
     human: list[float | None] = [i["human_recall"] for i in items["recall"]]
@@ -241,7 +281,8 @@ def main() -> None:
     }
     for task in TASKS:
         print("\n".join(tables[task]) + "\n")
-    write_results(args, items, runs, tables, judges, server_start_s, wall_s)
+    starts["server"] = server_start_s
+    write_results(args, items, runs, tables, judges, starts, load.summary(), wall_s)
 
 
 if __name__ == "__main__":
