@@ -11,23 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
-from importlib import resources
 
+from .lexicon import related_words
 from .polarity import lemmas
 
 
 @cache
 def synonyms() -> dict[str, frozenset[str]]:
     """Each word of the packaged synonym sets, with the words it shares a set with."""
-    text = resources.files(__package__).joinpath("synonyms.txt").read_text(encoding="utf-8")
-    table: dict[str, set[str]] = {}
-    for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        words = line.split()
-        for word in words:
-            table.setdefault(word, set()).update(w for w in words if w != word)
-    return {word: frozenset(others) for word, others in table.items()}
+    return related_words("synonyms.txt")
 
 
 @lru_cache(maxsize=65536)

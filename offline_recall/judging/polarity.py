@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
+
+from .lexicon import related_words
 
 _APOSTROPHE = "\u2019"
 _TOKEN = re.compile(rf"\w+(?:['{_APOSTROPHE}]\w+)*|[^\w\s]")
@@ -141,16 +142,8 @@ def lemmas(word: str) -> set[str]:
 
 @cache
 def antonyms() -> dict[str, frozenset[str]]:
-    """Each word of the packaged antonym table, with its antonyms."""
-    text = resources.files(__package__).joinpath("antonyms.txt").read_text(encoding="utf-8")
-    table: dict[str, set[str]] = {}
-    for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        a, b = line.split()
-        table.setdefault(a, set()).add(b)
-        table.setdefault(b, set()).add(a)
-    return {word: frozenset(others) for word, others in table.items()}
+    """Each word of the packaged antonym table (one pair per line), with its antonyms."""
+    return related_words("antonyms.txt")
 
 
 def polarity_mismatch(claim: str, sentences: Sequence[str], content: set[str]) -> int | None:
