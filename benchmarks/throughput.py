@@ -1,6 +1,6 @@
 """Throughput of the engines on the embedded model: what a verdict costs, and the limit.
 
-    python benchmarks/throughput.py [--items 24] [--data ROSE_E2E.jsonl]
+    python benchmarks/throughput.py [--items 24] [--data ROSE_E2E.jsonl] [--dtype float32]
 
 Data: RoSE end-to-end dev items (reference summary as the ground truth, one system summary
 as the context), chosen with a fixed seed. Claims are extracted once by the scorer on the
@@ -8,7 +8,8 @@ transformers engine, and every mode asks the model's P(yes) (the scorer's yes/no
 about the whole context) for the same (context, claim) pairs, so the verdict stages are
 comparable. Each vLLM mode runs in its own process (one engine per process).
 
-Modes (transformers in float32, vLLM in bfloat16 with its threads on every core):
+Modes (transformers in float32, vLLM in --dtype, bfloat16 unless given, with its threads on
+every core; on a CPU without AVX-512 vLLM emulates bfloat16 and float32 is the faster):
   hf-naive      transformers, one forward pass per pair, no prefix reuse
   hf-reuse      transformers, a context's prompt head computed once and its cached keys and
                 values reused for each of its claims, one claim at a time
@@ -121,7 +122,8 @@ def vllm_worker(mode: str, job: Path, out: Path) -> None:
 
     work = json.loads(job.read_text())
     pairs: list[Pair] = [(c, q) for c, q in work["pairs"]]
-    spec = resolve_spec(engine="vllm", engine_options={"prefix_caching": mode == "vllm"})
+    options = {"prefix_caching": mode == "vllm", "dtype": work["dtype"]}
+    spec = resolve_spec(engine="vllm", engine_options=options)
     started = time.perf_counter()
     scoring = spec.build()
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
@@ -205,6 +207,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--items", type=int, default=24)
     parser.add_argument("--data", type=Path, default=ROSE)
+    parser.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--job", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -214,6 +217,7 @@ def main() -> None:
         return
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    load_at_start = os.getloadavg()[0]
     items = load_items(args.data, args.items)
     texts = [i["ground_truth"] for i in items]
     hf_scoring = resolve_spec(engine="transformers").build()
@@ -263,6 +267,7 @@ def main() -> None:
         "pairs": pairs,
         "raw_inputs": raw_inputs,
         "scaling": scaling_shapes,
+        "dtype": args.dtype,
     }
     nocache = run_vllm("vllm-nocache", work)
     full = run_vllm("vllm", work)
@@ -312,6 +317,10 @@ def main() -> None:
         f"same tokens bare (no grammar, same batch): "
         f"{full['generated'] / full['extract_bare_s']:.0f} tok/s; efficiency "
         f"{full['extract_bare_s'] / full['extract_s']:.0%}"
+    )
+    print(
+        f"one-minute load average: {load_at_start:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} after the vLLM modes; vLLM dtype {args.dtype}"
     )
     print()
     print("| one item | hf-reuse s | vllm s |")
