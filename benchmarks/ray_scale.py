@@ -87,8 +87,8 @@ def driver_steps(data: Path, out: Path) -> tuple[float, float, float]:
     """Seconds the driver spends on its own: reading the input for its fields and rows, cutting
     it into shards, and writing the result file (with the summary) from the shards."""
     from offline_recall import open_dataset, resolve_spec
-    from offline_recall.data.results import OutputFormat
     from offline_recall.data.shards import plan_shards
+    from offline_recall.runs.results import OutputFormat
     from offline_recall.runs.shard_store import ShardFolder, default_shards_path
 
     folder = ShardFolder(default_shards_path(out))

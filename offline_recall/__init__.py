@@ -3,12 +3,11 @@
 The pipeline in folders: `engines` run a pinned model (generic capabilities, no task rules),
 `judging` turns the model's answers and cheap signals into a verdict's probability, `scorers`
 hold one package per scorer (prompts, rules, result), `runs` describe a run by its spec and
-score datasets resumably, `data` reads inputs and writes results, `report` reads runs back.
+score datasets resumably into result files, `data` reads inputs, `report` reads runs back.
 """
 
 from ._version import __version__
 from .data.dataset import Dataset, Row, RowError, open_dataset
-from .data.results import ItemRecord, read_results
 from .engines import ENGINES, Engine, EngineIdentity, Failed, FakeEngine, Prompt, create_engine
 from .engines.chat import ChatTemplate
 from .engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest, model_dir
@@ -42,6 +41,7 @@ from .runs.evals import EvalResult, ItemResult, run_evals
 from .runs.manifest import RunManifest
 from .runs.ray_dataset import score_dataset
 from .runs.ray_runner import RayOptions
+from .runs.results import ItemRecord, read_results
 from .runs.spec import RunSpec, Scoring, resolve_spec
 from .runs.summary import Summary
 from .scorers import SCORERS

@@ -16,8 +16,8 @@ from offline_recall.cli import main
 from offline_recall.data.dataset import Row, RowError, open_dataset
 from offline_recall.data.fields import parse_mapping
 from offline_recall.data.readers import decode_context_cell
-from offline_recall.data.results import read_results
 from offline_recall.errors import DatasetError
+from offline_recall.runs.results import read_results
 
 from .conftest import EXAMPLE, RECALL
 

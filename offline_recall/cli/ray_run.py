@@ -20,11 +20,11 @@ from rich.progress import (
 )
 
 from ..data.dataset import Dataset
-from ..data.results import ItemRecord, OutputFormat, output_format
 from ..data.shards import plan_shards
 from ..engines import engine_kind
 from ..runs.manifest import InputSpec, RunIdentity, RunManifest
 from ..runs.ray_runner import RayOptions, require_ray, score_shards
+from ..runs.results import ItemRecord, OutputFormat, output_format
 from ..runs.shard_store import ShardFolder, default_shards_path
 from ..runs.spec import RunSpec
 from ..runs.store import manifest_path, write_manifest

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ..data.results import ItemRecord, read_results
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
 from ..runs.manifest import RunManifest
+from ..runs.results import ItemRecord, read_results
 from ..runs.store import manifest_path
 from ..runs.verify import verify_run
 from .options import parse_scorers

@@ -13,10 +13,10 @@ from rich.text import Text
 
 from ..data.dataset import open_dataset
 from ..data.fields import parse_mapping
-from ..data.results import ItemRecord, OutputFormat, output_format
 from ..judging.disclosure import NOTE, is_lexical_rule
 from ..runs.claim_cache import ClaimCache
 from ..runs.manifest import InputSpec, RunIdentity, build_manifest
+from ..runs.results import ItemRecord, OutputFormat, output_format
 from ..runs.runner import score_into
 from ..runs.spec import RunSpec, resolve_spec
 from ..runs.store import RunStore, default_store_path, manifest_path, write_manifest

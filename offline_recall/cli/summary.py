@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 
 from rich.table import Table
 
-from ..data.results import ItemRecord
 from ..judging.profile import ProfileOrigin
+from ..runs.results import ItemRecord
 from ..runs.spec import RunSpec, ScorerSpec
 from ..runs.summary import Summary
 from ..scorers import scorer_kind

@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any
 
-from ..data.results import ItemRecord
 from ..errors import DatasetError
+from ..frozen import Frozen
+from ..runs.results import ItemRecord
 from ..scorers import SCORERS
-from ..scorers.base import Frozen, Judgment
+from ..scorers.base import Judgment
 from .highlight import closest_chunk
 from .stats import Interval, bootstrap_mean, sign_test
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from ..data.results import ItemRecord
+from ..runs.results import ItemRecord
 from ..scorers.base import ScoreResult, Status
 
 MISSED = 10

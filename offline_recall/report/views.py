@@ -9,8 +9,8 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
-from ..data.results import ItemRecord
 from ..judging.disclosure import note_for_digests
+from ..runs.results import ItemRecord
 from ..runs.summary import Summary, Tally
 from ..scorers import SCORERS
 from ..scorers.base import ScoreResult, Status

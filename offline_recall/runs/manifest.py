@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import Field
 
 from ..engines.manifests import PinnedFile, sha256_file
+from ..frozen import Frozen
 from ..scorers import scorer_kind
-from ..scorers.base import Frozen
 from .spec import RunSpec, describe_differences
 
 

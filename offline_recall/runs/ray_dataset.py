@@ -14,9 +14,9 @@ from typing import Any
 from ..data.dataset import RowReader, require_context
 from ..data.fields import detect
 from ..data.readers import InputFormat
-from ..data.results import parquet_row, parquet_schema
 from ..engines import engine_kind
 from .ray_runner import RayOptions, Worker, actor_args, connect, require_ray
+from .results import parquet_row, parquet_schema
 from .spec import RunSpec
 
 

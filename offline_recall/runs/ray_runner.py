@@ -33,12 +33,12 @@ from pydantic import Field
 
 from .._version import __version__
 from ..data.dataset import Dataset, Row, RowError
-from ..data.results import ItemRecord
 from ..data.shards import Shard, ShardPlan, read_shards
 from ..engines import engine_kind
 from ..errors import ConfigurationError, MissingExtraError, OfflineRecallError
-from ..scorers.base import Frozen
+from ..frozen import Frozen
 from .claim_cache import ClaimCache
+from .results import ItemRecord
 from .runner import score_rows
 from .shard_store import ShardFolder
 from .spec import RunSpec, installed_versions

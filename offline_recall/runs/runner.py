@@ -6,8 +6,8 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
-from ..data.results import ItemRecord
 from ..scorers.base import ScoreResult, ScorerRun
+from .results import ItemRecord
 from .spec import Scoring
 from .store import RunStore
 from .summary import windows

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ..data.results import ItemRecord, OutputFormat
 from ..errors import ConfigurationError
 from .manifest import RunIdentity, RunManifest
+from .results import ItemRecord, OutputFormat
 from .store import write_manifest, write_records
 from .summary import Summary, Tally
 

@@ -20,9 +20,9 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..data.results import ItemRecord, OutputFormat, open_writer
 from ..errors import ConfigurationError
 from .manifest import RunIdentity, RunManifest
+from .results import ItemRecord, OutputFormat, open_writer
 from .store_lock import StoreLock
 from .summary import Summary, Tally
 

@@ -9,7 +9,8 @@ from typing import TypeVar
 
 from pydantic import Field
 
-from ..scorers.base import Frozen, ScoreResult, Status
+from ..frozen import Frozen
+from ..scorers.base import ScoreResult, Status
 
 T = TypeVar("T")
 

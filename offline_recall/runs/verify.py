@@ -9,11 +9,11 @@ from pydantic import BaseModel, ConfigDict
 
 from .._version import __version__
 from ..data.dataset import open_dataset
-from ..data.results import ItemRecord, as_json_line, read_results
 from ..engines import engine_kind
 from ..engines.manifests import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from .manifest import RunManifest
+from .results import ItemRecord, as_json_line, read_results
 from .runner import RunProgress, score_rows, watch
 from .shard_store import ShardFolder
 from .spec import installed_versions

@@ -11,14 +11,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..frozen import Frozen as Frozen
 from ..judging.profile import JudgeProfile
 
 if TYPE_CHECKING:
     pass
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Status(StrEnum):

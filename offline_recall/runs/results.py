@@ -16,14 +16,15 @@ from typing import Any, Protocol, TextIO
 
 from pydantic import Field, SerializeAsAny, ValidationError, model_validator
 
+from ..data.dataset import Row, RowError
+from ..data.readers import json_error
 from ..errors import DatasetError, OfflineRecallError
-from ..scorers import SCORERS, result_type, scorer_kind
-from ..scorers.base import Frozen, ScoreResult
-from .dataset import Row, RowError
-from .readers import json_error
+from ..frozen import Frozen
+from ..scorers import SCORERS, result_type
+from ..scorers.base import ScoreResult
+from .arrow import arrow_fields
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-ROW_FIELDS = ("line", "id", "input", "ground_truth", "context", "spec_digest")
 
 
 def encodable(value: Any) -> Any:
@@ -139,32 +140,12 @@ def _as_text(value: Any) -> str | None:
 
 
 def parquet_schema(scorer_ids: Sequence[str]) -> Any:
-    """The Arrow schema of a Parquet result file with the results of `scorer_ids`."""
+    """The Arrow schema of a Parquet result file with the results of `scorer_ids`: the record's
+    row fields, then each scorer's result as a struct column named by its id."""
     import pyarrow as pa
 
-    common = [
-        ("scorer", pa.string()),
-        ("score", pa.float64()),
-        ("reason", pa.string()),
-        ("status", pa.string()),
-        ("error", pa.string()),
-        ("model_fingerprint", pa.string()),
-        ("prompt_version", pa.string()),
-        ("judge_profile", pa.string()),
-        ("library_version", pa.string()),
-    ]
-    scorers = [(sid, pa.struct(common + scorer_kind(sid).arrow_fields())) for sid in scorer_ids]
-    return pa.schema(
-        [
-            ("line", pa.int64()),
-            ("id", pa.string()),
-            ("input", pa.string()),
-            ("ground_truth", pa.string()),
-            ("context", pa.list_(pa.string())),
-            ("spec_digest", pa.string()),
-            *scorers,
-        ]
-    )
+    scorers = [(sid, pa.struct(arrow_fields(result_type(sid)))) for sid in scorer_ids]
+    return pa.schema([*arrow_fields(ItemRecord, skip={"results"}), *scorers])
 
 
 def parquet_row(record: ItemRecord) -> dict[str, Any]:
@@ -224,7 +205,11 @@ def _records(path: Path) -> Iterator[tuple[str, Any]]:
         except Exception as e:
             raise DatasetError(f"{path.name}: not a readable Parquet file ({e})") from e
         for number, row in enumerate(table.to_pylist(), start=1):
-            results = {k: row.pop(k) for k in list(row) if k not in ROW_FIELDS and k in SCORERS}
+            results = {
+                k: row.pop(k)
+                for k in list(row)
+                if k not in ItemRecord.model_fields and k in SCORERS
+            }
             yield f"row {number}", {**row, "results": results}
         return
     with path.open(encoding="utf-8", errors="replace") as f:
