@@ -38,11 +38,16 @@ from .report.comparison import Comparison, compare_runs
 from .runs.calibration import Calibration, calibrate
 from .runs.claim_cache import ClaimCache
 from .runs.evals import EvalResult, ItemResult, run_evals
-from .runs.manifest import RunManifest
+from .runs.manifest import InputSpec, RunManifest
 from .runs.ray_dataset import score_dataset
 from .runs.ray_runner import RayOptions
 from .runs.results import ItemRecord, read_results
+from .runs.run import ResultStore, RunOutcome, run_dataset
+from .runs.runner import LocalRun
+from .runs.shard_run import ShardRun
+from .runs.shard_store import ShardFolder
 from .runs.spec import RunSpec, Scoring, resolve_spec
+from .runs.store import RunStore
 from .runs.summary import Summary
 from .scorers import SCORERS
 from .scorers.base import Judgment, Scorer, ScoreResult, ScorerRun, Status
@@ -94,11 +99,13 @@ __all__ = [
     "EvalResult",
     "Failed",
     "FakeEngine",
+    "InputSpec",
     "ItemRecord",
     "ItemResult",
     "JudgeProfile",
     "Judgment",
     "LabelledPair",
+    "LocalRun",
     "MissingExtraError",
     "ModelError",
     "ModelManifest",
@@ -109,14 +116,19 @@ __all__ = [
     "Question",
     "RayOptions",
     "RecallResult",
+    "ResultStore",
     "Row",
     "RowError",
     "RunManifest",
+    "RunOutcome",
     "RunSpec",
+    "RunStore",
     "ScoreResult",
     "Scorer",
     "ScorerRun",
     "Scoring",
+    "ShardFolder",
+    "ShardRun",
     "Status",
     "Summary",
     "TransformersEngine",
@@ -141,6 +153,7 @@ __all__ = [
     "read_labelled",
     "read_results",
     "resolve_spec",
+    "run_dataset",
     "run_evals",
     "save_profile",
     "score_dataset",

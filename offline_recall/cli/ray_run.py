@@ -20,22 +20,17 @@ from rich.progress import (
 )
 
 from ..data.dataset import Dataset
-from ..data.shards import plan_shards
-from ..engines import engine_kind
-from ..runs.manifest import InputSpec, RunIdentity, RunManifest
-from ..runs.ray_runner import RayOptions, require_ray, score_shards
-from ..runs.results import ItemRecord, OutputFormat, output_format
+from ..runs.manifest import InputSpec
+from ..runs.ray_runner import RayOptions
+from ..runs.results import ItemRecord
+from ..runs.run import run_dataset
+from ..runs.shard_run import ShardRun
 from ..runs.shard_store import ShardFolder, default_shards_path
 from ..runs.spec import RunSpec
-from ..runs.store import manifest_path, write_manifest
 from ..runs.summary import Summary
 from . import progress
 
 F = TypeVar("F", bound=Callable[..., Any])
-SHARDS_PER_WORKER = 4
-"""Shards cut per worker at least, so that workers finish close together."""
-MAX_WINDOWS = 16
-"""A shard holds at most this many of the engine's windows: the work a killed worker loses."""
 
 
 @dataclass(frozen=True)
@@ -127,16 +122,6 @@ def runner_options(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def shard_size(total: int, window: int, workers: int) -> int:
-    """Records per shard: SHARDS_PER_WORKER shards per worker at least, of whole engine windows
-    (at most MAX_WINDOWS) when there are rows enough, else of fewer rows so that every worker
-    still gets some."""
-    per_worker = -(-total // (workers * SHARDS_PER_WORKER))
-    if per_worker < window:
-        return max(1, per_worker)
-    return window * min(MAX_WINDOWS, -(-per_worker // window))
-
-
 class _ShardBar:
     """Rows scored (committed shards), and rows per second since scoring began: a live bar on
     a terminal, else (a pipe, a CI log) a plain line at the start, at most every
@@ -196,7 +181,6 @@ def score_on_ray(
     spec: RunSpec,
     dataset: Dataset,
     given: InputSpec,
-    manifest: RunManifest,
     out: Path | None,
     form: str,
     restart: bool,
@@ -205,41 +189,17 @@ def score_on_ray(
     """Score `dataset` on Ray into its shard folder, then write `out` from the shards (unless
     --no-merge). Returns each scorer's summary, and every record when `form` is a table."""
     assert runner.ray is not None
-    require_ray()  # before anything is written: a missing extra leaves nothing behind
     folder = ShardFolder(runner.shards or default_shards_path(out or Path("results.jsonl")))
-    if restart:
-        folder.clear()
-    fresh = not folder.committed()
-    window = engine_kind(spec.engine.name).window
-    size = folder.claim(
-        RunIdentity.of(spec, given), shard_size(dataset.total, window, runner.ray.workers)
+    store = ShardRun(
+        folder,
+        runner.ray,
+        restart=restart,
+        progress=lambda total, done: _ShardBar(console, total, done),
     )
-    folder.set_manifest(manifest)
-    plan = plan_shards(dataset, size)
-    committed = folder.committed()
-    pending = [s for s in plan.shards if s.index not in committed]
-    done = sum(s.records for s in plan.shards if s.index in committed)
-    if done:
-        console.print(
-            f"resuming: {done} of {dataset.total} rows are in {len(committed)} committed shards "
-            f"in {folder.path}; " + ("scoring the rest" if pending else "writing the results")
-        )
-    if pending:
-        workers = f"{runner.ray.workers} worker{'s' if runner.ray.workers > 1 else ''}"
-        console.print(f"on Ray: {len(pending)} shards of up to {size} rows for {workers}")
-    try:
-        with _ShardBar(console, dataset.total, done) as bar:
-            score_shards(spec, dataset, plan, pending, folder, runner.ray, bar.shard, quiet=True)
-    except BaseException:
-        if fresh and not folder.committed():
-            folder.clear()  # a run that could not start leaves nothing behind
-        raise
     target = out if runner.merge else None
-    fmt = output_format(out) if out is not None else OutputFormat.JSONL
-    summaries = folder.export(len(plan.shards), target, fmt, spec.scorer_ids)
-    if target is not None:
-        write_manifest(manifest_path(target), manifest)
-    else:
+    outcome = run_dataset(
+        spec, dataset, given, store, target, keep_records=form == "table", say=console.print
+    )
+    if target is None:
         console.print(f"shards: {folder.path}")
-    shown = list(folder.records(len(plan.shards))) if form == "table" else []
-    return summaries, shown
+    return outcome.summaries, outcome.records

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -15,11 +13,12 @@ from ..data.dataset import open_dataset
 from ..data.fields import parse_mapping
 from ..judging.disclosure import NOTE, is_lexical_rule
 from ..runs.claim_cache import ClaimCache
-from ..runs.manifest import InputSpec, RunIdentity, build_manifest
+from ..runs.manifest import InputSpec
 from ..runs.results import ItemRecord, OutputFormat, output_format
-from ..runs.runner import score_into
+from ..runs.run import run_dataset
+from ..runs.runner import LocalRun
 from ..runs.spec import RunSpec, resolve_spec
-from ..runs.store import RunStore, default_store_path, manifest_path, write_manifest
+from ..runs.store import RunStore, default_store_path
 from ..runs.summary import Summary
 from ..scorers import SCORERS
 from ..scorers.recall import ID as RECALL
@@ -40,26 +39,6 @@ from .summary import (
     profile_line,
     summary_table,
 )
-
-
-@contextmanager
-def _removed_if_empty(store: RunStore) -> Iterator[None]:
-    """A store this run created is removed if the run fails before it holds a row (a model
-    that cannot load leaves nothing behind)."""
-    try:
-        yield
-    except BaseException:
-        if store.created and store.path is not None and not store.done():
-            store.discard()
-        raise
-
-
-def _resume_line(stored: int, total: int, store: Path | None) -> str:
-    """What a resumed run says: how many rows the store held, and what is left to score."""
-    held = f"resuming: {stored} of {total} rows are in the store {store}"
-    if stored >= total:
-        return f"{held}; none is left to score, writing the results"
-    return f"{held}; scoring the other {total - stored}"
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
@@ -205,14 +184,11 @@ def score(
         note = f"note: {NOTE} (--no-judge-note hides this)"
         console.print(Text(note, style="yellow"), soft_wrap=True)
     given = InputSpec.of(data, fields, context_sep)
-    manifest = build_manifest(spec, given)
 
     if runner.ray is not None:
         if store_path is not None:
             raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
-        summaries, shown = score_on_ray(
-            runner, spec, dataset, given, manifest, out, form, restart, console
-        )
+        summaries, shown = score_on_ray(runner, spec, dataset, given, out, form, restart, console)
         written = out if runner.merge else None
         _report(console, started, form, shown, spec, summaries, written, gates, max_failed)
         return
@@ -220,27 +196,18 @@ def score(
         store_path = default_store_path(out)
     cache = None if no_cache else ClaimCache()
     try:
-        with RunStore(store_path, restart=restart) as store, _removed_if_empty(store):
-            store.claim(RunIdentity.of(spec, given))
-            store.set_manifest(manifest)
-            if stored := len(store.done()):
-                console.print(_resume_line(stored, dataset.total, store_path))
-            with RunBar(console, dataset.total) as bar:
-                scoring = spec.build(claim_cache=cache)
-                try:
-                    score_into(scoring, dataset, store, spec.digest, bar)
-                finally:
-                    scoring.close()
-            if out is not None:
-                store.export(out, output_format(out), spec.scorer_ids)
-                write_manifest(manifest_path(out), manifest)
-            summaries = store.summaries()
-            shown = list(store.records()) if form == "table" else []
+        with RunStore(store_path, restart=restart) as store:
+            local = LocalRun(store, RunBar(console, dataset.total), cache)
+            outcome = run_dataset(
+                spec, dataset, given, local, out, keep_records=form == "table", say=console.print
+            )
     finally:
         if cache is not None:
             cache.close()
 
-    _report(console, started, form, shown, spec, summaries, out, gates, max_failed)
+    _report(
+        console, started, form, outcome.records, spec, outcome.summaries, out, gates, max_failed
+    )
 
 
 def _report(

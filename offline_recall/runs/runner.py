@@ -1,16 +1,21 @@
-"""The local bulk run behind `offline-recall score`: rows in windows, each window committed."""
+"""The local runner behind `offline-recall score`: rows in windows, each window committed."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
 from ..scorers.base import ScoreResult, ScorerRun
-from .results import ItemRecord
-from .spec import Scoring
+from .claim_cache import ClaimCache
+from .manifest import RunIdentity, RunManifest
+from .results import ItemRecord, OutputFormat
+from .run import Say
+from .spec import RunSpec, Scoring
 from .store import RunStore
-from .summary import windows
+from .summary import Summary, windows
 
 
 class RunProgress(Protocol):
@@ -85,3 +90,58 @@ def score_into(
         if progress is not None:
             progress.rows(count + scored)
     return scored
+
+
+class LocalRun:
+    """The local runner's side of a run (see `run.run_dataset`): rows scored here in windows, each
+    window committed to `store`.
+
+    `progress`, a context manager, is entered while the engine loads and the rows are scored,
+    and told how they go. Claims are kept in `claim_cache` when one is given.
+    """
+
+    def __init__(
+        self,
+        store: RunStore,
+        progress: AbstractContextManager[RunProgress] | None = None,
+        claim_cache: ClaimCache | None = None,
+    ) -> None:
+        self._store = store
+        self._progress = progress
+        self._claim_cache = claim_cache
+
+    def claim(self, identity: RunIdentity, manifest: RunManifest, dataset: Dataset) -> None:
+        self._store.claim(identity)
+        self._store.set_manifest(manifest)
+
+    def resuming(self, total: int) -> str | None:
+        stored = len(self._store.done())
+        if not stored:
+            return None
+        held = f"resuming: {stored} of {total} rows are in the store {self._store.path}"
+        if stored >= total:
+            return f"{held}; none is left to score, writing the results"
+        return f"{held}; scoring the other {total - stored}"
+
+    def score(self, spec: RunSpec, dataset: Dataset, say: Say) -> None:
+        with self._progress or nullcontext() as bar:
+            scoring = spec.build(claim_cache=self._claim_cache)
+            try:
+                score_into(scoring, dataset, self._store, spec.digest, bar)
+            finally:
+                scoring.close()
+
+    def abandon(self) -> None:
+        store = self._store
+        if store.created and store.path is not None and not store.done():
+            store.discard()
+
+    def finish(
+        self, out: Path | None, fmt: OutputFormat, scorer_ids: list[str]
+    ) -> dict[str, Summary]:
+        if out is not None:
+            self._store.export(out, fmt, scorer_ids)
+        return self._store.summaries()
+
+    def records(self) -> Iterator[ItemRecord]:
+        return self._store.records()

@@ -1,0 +1,102 @@
+"""One run of a dataset into a result store, whichever runner scores it.
+
+The run is bound to its identity (a store holding another run is refused), the rows the store
+does not hold yet are scored and committed, and the results are written from the store: the
+same steps for the local runner (a SQLite run store, see `runner.LocalRun`) and for Ray (a
+folder of Parquet shards, see `shard_run.ShardRun`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ..data.dataset import Dataset
+from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
+from .results import ItemRecord, OutputFormat, output_format
+from .spec import RunSpec
+from .store import manifest_path, write_manifest
+from .summary import Summary
+
+Say = Callable[[str], None]
+"""Told, as a line of text, what a run is doing (resuming, where it scores)."""
+
+
+class ResultStore(Protocol):
+    """Where a run's records are committed as they are scored, and read back from."""
+
+    def claim(self, identity: RunIdentity, manifest: RunManifest, dataset: Dataset) -> None:
+        """Bind the store to the run `identity` names (a store holding another run is refused)
+        and keep its manifest, before `dataset` is scored."""
+        ...
+
+    def resuming(self, total: int) -> str | None:
+        """What a run resumed on this store says about the rows held; None when it holds none."""
+        ...
+
+    def score(self, spec: RunSpec, dataset: Dataset, say: Say) -> None:
+        """Score and commit the rows of `dataset` not held yet."""
+        ...
+
+    def abandon(self) -> None:
+        """The run failed: remove what it left if the store was new and holds no row."""
+        ...
+
+    def finish(
+        self, out: Path | None, fmt: OutputFormat, scorer_ids: list[str]
+    ) -> dict[str, Summary]:
+        """Each scorer's summary over every record; with `out`, the records also written there
+        in line order."""
+        ...
+
+    def records(self) -> Iterator[ItemRecord]:
+        """Every record held, in line order."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a run leaves: its manifest, each scorer's summary, and the records when asked."""
+
+    manifest: RunManifest
+    summaries: dict[str, Summary]
+    records: list[ItemRecord] = field(default_factory=list)
+
+
+def _silent(_: str) -> None:
+    pass
+
+
+def run_dataset(
+    spec: RunSpec,
+    dataset: Dataset,
+    given: InputSpec,
+    store: ResultStore,
+    out: Path | None = None,
+    *,
+    keep_records: bool = False,
+    say: Say = _silent,
+) -> RunOutcome:
+    """Score `dataset` as `spec` says into `store`, resuming what it holds, then write `out`
+    (JSON Lines or Parquet, by its extension) and its manifest beside it.
+
+    `given` says how the dataset was read (its path and field mapping): with the spec, it is
+    the run's identity. `keep_records` returns every record too.
+    """
+    try:
+        manifest = build_manifest(spec, given)
+        store.claim(RunIdentity.of(spec, given), manifest, dataset)
+        if (line := store.resuming(dataset.total)) is not None:
+            say(line)
+        store.score(spec, dataset, say)
+    except BaseException:
+        store.abandon()
+        raise
+    fmt = output_format(out) if out is not None else OutputFormat.JSONL
+    summaries = store.finish(out, fmt, spec.scorer_ids)
+    if out is not None:
+        write_manifest(manifest_path(out), manifest)
+    records = list(store.records()) if keep_records else []
+    return RunOutcome(manifest=manifest, summaries=summaries, records=records)
