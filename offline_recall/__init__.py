@@ -52,6 +52,12 @@ from .runs.summary import Summary
 from .scorers import SCORERS
 from .scorers.base import Judgment, Scorer, ScoreResult, ScorerRun, Status
 from .scorers.context import ContextWarning
+from .scorers.faithfulness import (
+    FaithfulnessOptions,
+    FaithfulnessResult,
+    FaithfulnessScorer,
+    create_faithfulness_scorer,
+)
 from .scorers.precision import (
     ChunkVerdict,
     ContextPrecisionOptions,
@@ -98,6 +104,9 @@ __all__ = [
     "EngineIdentity",
     "EvalResult",
     "Failed",
+    "FaithfulnessOptions",
+    "FaithfulnessResult",
+    "FaithfulnessScorer",
     "FakeEngine",
     "InputSpec",
     "ItemRecord",
@@ -139,6 +148,7 @@ __all__ = [
     "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_engine",
+    "create_faithfulness_scorer",
     "dedupe_claims",
     "evidence",
     "find_profile",

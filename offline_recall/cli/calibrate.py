@@ -78,10 +78,10 @@ def _losses(found: Calibration) -> list[str]:
 @click.option(
     "--scorer",
     "scorer_id",
-    type=click.Choice(sorted(SCORERS)),
+    type=click.Choice(sorted(k for k, kind in SCORERS.items() if kind.profile_scorer is None)),
     default=RECALL,
     show_default=True,
-    help="The scorer whose judge to fit.",
+    help="The scorer whose judge to fit (faithfulness judges with context recall's).",
 )
 @click.option(
     "--signals",

@@ -25,6 +25,7 @@ from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile, ProfileOrigin
 from ..scorers import scorer_kind
 from ..scorers.base import Frozen, Scorer, ScorerSetup
+from ..scorers.build import build_scorer, refuse_judge
 from ..scorers.recall import ID as RECALL
 from ..scorers.setup import resolve_setup
 
@@ -154,8 +155,14 @@ class RunSpec(Frozen):
             self.judge.model if self.judge else self.model
         ).judge_prompt_text()
         scorers = {
-            s.id: scorer_kind(s.id).build(
-                engine, None, s.setup, claim_cache, judge=judge, judge_prompt=judge_prompt
+            s.id: build_scorer(
+                scorer_kind(s.id),
+                engine,
+                None,
+                s.setup,
+                claim_cache=claim_cache,
+                judge=judge,
+                judge_prompt=judge_prompt,
             )
             for s in self.scorers
         }
@@ -333,8 +340,8 @@ def resolve_spec(
     specs = []
     for scorer_id in scorers:
         scorer = scorer_kind(scorer_id)
-        if judge is not None and not scorer.separate_judge:
-            raise ConfigurationError(f"{scorer_id} cannot be judged by a separate judge model")
+        if judge is not None:
+            refuse_judge(scorer)
         resolved = resolve_setup(
             scorer,
             fingerprint=judge_fingerprint,

@@ -6,12 +6,13 @@ The ids are the reference scorers' (Mastra's), so `result.scores[scorer.id]` rea
 from __future__ import annotations
 
 from ..errors import ConfigurationError
-from . import precision, recall
+from . import faithfulness, precision, recall
 from .base import ScoreResult, ScorerKind
 
 SCORERS: dict[str, ScorerKind] = {
     recall.KIND.id: recall.KIND,
     precision.KIND.id: precision.KIND,
+    faithfulness.KIND.id: faithfulness.KIND,
 }
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..frozen import Frozen as Frozen
 from ..judging.profile import JudgeProfile
+from . import prompting
 
 if TYPE_CHECKING:
     pass
@@ -26,7 +27,8 @@ class Status(StrEnum):
     NO_GROUND_TRUTH = "no_ground_truth"
     """The run had no ground truth; score 0 and no model call."""
     NO_CLAIMS = "no_claims"
-    """The ground truth yielded no claims; score 0."""
+    """The text claims are extracted from (the ground truth; for faithfulness, the output)
+    yielded none, or there is no output; score 0."""
     NO_CONTEXT = "no_context"
     """The run had no context chunk to judge (none, or only blank ones); score 0 and no model
     call."""
@@ -115,33 +117,73 @@ class ScorerSetup(Frozen):
 
 @dataclass(frozen=True)
 class ScorerKind:
-    """A registered scorer: its names, result type, prompts and how to build it."""
+    """A registered scorer: its class, how its results read, and where its prompts live.
 
-    id: str
-    name: str
-    description: str
-    result_type: type[ScoreResult]
+    Its id, names, description and result type are its class's. Everything else a scorer
+    does (batching, memo, failures, progress, stamping) is the pipeline's (pipeline.py);
+    building it is `build.build_scorer`'s.
+    """
+
+    scorer: Callable[..., Scorer]
+    """The scorer class: `(engine, options or None when runs carry their context, setup, *,
+    claim_cache, judge, judge_prompt)`; see `build.build_scorer`."""
     measure: str
     """What the score measures, in a word: "recall"."""
     unit: str
     """What its verdicts judge, plural: "claims"."""
     positive: str
     """What a positive verdict is called: "supported"."""
-    prompt_versions: Callable[[], list[str]]
-    default_prompt_version: Callable[[str | None], str]
-    """The prompt version for a model whose manifest names `version` (None: none named)."""
-    build: Callable[..., Scorer]
-    """(engine, options or None when runs carry their context, setup, claim cache, and by
-    keyword `judge`: an engine that judges instead of `engine`, and `judge_prompt`: the text
-    of the judging model's own prompt file, both None by default)."""
-    prompt_file: Callable[[str], bytes]
-    """The data file of a prompt version, as it is recorded in a run's manifest."""
-    arrow_fields: Callable[[], list[tuple[str, Any]]]
-    """The Arrow types of the fields its result adds (for Parquet result files)."""
+    prompts: str
+    """The package holding its prompt sets, one `<version>.toml` each."""
     labelled_statement: Callable[[Mapping[str, Any]], str]
     """What a labelled row's context is judged against, for calibration (see labelled.py)."""
     separate_judge: bool = False
-    """Whether a second model (a fine-tuned verifier) may judge while the first extracts."""
+    """Whether it judges claims against the context: a second model (a fine-tuned verifier)
+    may then judge while the first extracts, and a model's own judge prompt is asked."""
+    follows_manifest: bool = False
+    """Whether the prompt version a model's manifest names is its default."""
+    profile_scorer: str | None = None
+    """The scorer whose judge profiles it uses (None: its own); its judged units must be the
+    same (a claim against a context chunk)."""
+
+    @property
+    def id(self) -> str:
+        return str(self.scorer.id)  # type: ignore[attr-defined]
+
+    @property
+    def name(self) -> str:
+        return str(self.scorer.name)  # type: ignore[attr-defined]
+
+    @property
+    def description(self) -> str:
+        return str(self.scorer.description)  # type: ignore[attr-defined]
+
+    @property
+    def result_type(self) -> type[ScoreResult]:
+        found: type[ScoreResult] = self.scorer.result_type  # type: ignore[attr-defined]
+        return found
+
+    @property
+    def build(self) -> Callable[..., Scorer]:
+        return self.scorer
+
+    @property
+    def profile_id(self) -> str:
+        """The scorer id its judge profiles are found and fitted under."""
+        return self.profile_scorer or self.id
+
+    def prompt_versions(self) -> list[str]:
+        return prompting.versions(self.prompts)
+
+    def prompt_file(self, version: str) -> bytes:
+        """The data file of a prompt version, as it is recorded in a run's manifest."""
+        return prompting.prompt_file(self.prompts, version)
+
+    def default_prompt_version(self, named: str | None) -> str:
+        """The prompt version for a model whose manifest names `version` (None: none named)."""
+        if self.follows_manifest and named:
+            return named
+        return self.prompt_versions()[-1]
 
 
 NO_CONTEXT_REASON = "The score is 0 because the run has no context chunk to judge."

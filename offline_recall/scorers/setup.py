@@ -34,7 +34,7 @@ def resolve_setup(
     found = (
         FoundProfile(profile, ProfileOrigin.GIVEN, None)
         if profile is not None
-        else find_profile(kind.id, fingerprint, version, threshold)
+        else find_profile(kind.profile_id, fingerprint, version, threshold)
     )
     decoding = decoding or Decoding()
     setup = ScorerSetup(

@@ -10,42 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...engines import Engine, create_engine
-from ...engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
-from ...errors import ConfigurationError
+from ...engines import Engine
+from ...engines.manifests import DEFAULT_MODEL, ModelManifest
 from ...judging.profile import JudgeProfile
-from ..base import ScorerKind, ScorerSetup
+from ..base import ScorerKind
+from ..build import create_scorer
 from ..context import ContextOptions
-from ..setup import resolve_setup
-from .prompts import available_versions, prompt_file, target
+from . import prompts
+from .prompts import target
 from .result import ChunkVerdict, PrecisionResult
 from .score import average_precision
-from .scorer import DESCRIPTION, ID, NAME, ContextPrecisionScorer
+from .scorer import ID, ContextPrecisionScorer
 
 
 class ContextPrecisionOptions(ContextOptions):
     """Context precision's options: `context` or `context_extractor` (or both), and `scale`."""
 
     metric: ClassVar[str] = "context precision"
-
-
-def _build(
-    engine: Engine,
-    options: ContextOptions | None,
-    setup: ScorerSetup,
-    _claim_cache: Any,
-    *,
-    judge: Engine | None = None,
-    judge_prompt: str | None = None,
-) -> ContextPrecisionScorer:
-    if judge is not None or judge_prompt is not None:
-        raise ConfigurationError("context precision asks its own model; it takes no judge model")
-    return ContextPrecisionScorer(engine, options, setup)
-
-
-def _default_prompt_version(_recall_version: str | None) -> str:
-    # A model's manifest names context recall's prompts; precision uses its latest.
-    return available_versions()[-1]
 
 
 def _labelled_statement(record: Mapping[str, Any]) -> str:
@@ -58,33 +39,12 @@ def _labelled_statement(record: Mapping[str, Any]) -> str:
     return target(question, answer)
 
 
-def _arrow_fields() -> list[tuple[str, Any]]:
-    import pyarrow as pa
-
-    verdict = pa.struct(
-        [
-            ("chunk_index", pa.int64()),
-            ("relevant", pa.bool_()),
-            ("probability", pa.float64()),
-            ("model_p_yes", pa.float64()),
-        ]
-    )
-    return [("verdicts", pa.list_(verdict))]
-
-
 KIND = ScorerKind(
-    id=ID,
-    name=NAME,
-    description=DESCRIPTION,
-    result_type=PrecisionResult,
+    scorer=ContextPrecisionScorer,
     measure="precision",
     unit="chunks",
     positive="relevant",
-    prompt_versions=available_versions,
-    default_prompt_version=_default_prompt_version,
-    build=_build,
-    prompt_file=prompt_file,
-    arrow_fields=_arrow_fields,
+    prompts=prompts.__name__,
     labelled_statement=_labelled_statement,
 )
 
@@ -103,27 +63,22 @@ def create_context_precision_scorer(
     The same arguments as `create_context_recall_scorer`: `model` is a bundled model's name,
     a manifest (or its path), or a ready `Engine` (one engine can serve both scorers);
     `options` says where the context comes from (required: construction fails without
-    `context` or `context_extractor`, or with an empty `context`).
+    `context` or `context_extractor`, or with an empty `context`). Precision asks the model
+    its own relevance question: a model's own judge prompt (for claims) is not used.
     """
     if options is None:
         options = ContextPrecisionOptions()  # raises: a context source is required
-    manifest: ModelManifest | None = None
-    if isinstance(model, Engine):
-        built = model
-    else:
-        manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
-        built = create_engine(engine, manifest, engine_options)
-    resolved = resolve_setup(
+    scorer = create_scorer(
         KIND,
-        fingerprint=built.identity.fingerprint,
-        manifest_prompt_version=built.identity.prompt_version,
-        threshold=manifest.threshold if manifest is not None else 0.5,
-        decoding=manifest.decoding if manifest is not None else None,
-        scale=options.scale,
-        prompt_version=prompt_version,
+        model,
+        options,
+        engine=engine,
+        engine_options=engine_options,
         profile=profile,
+        prompt_version=prompt_version,
     )
-    return ContextPrecisionScorer(built, options, resolved.setup)
+    assert isinstance(scorer, ContextPrecisionScorer)
+    return scorer
 
 
 __all__ = [

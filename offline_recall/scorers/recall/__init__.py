@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ...engines import Engine, create_engine
-from ...engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
+from ...engines import Engine
+from ...engines.manifests import DEFAULT_MODEL, ModelManifest
 from ...judging.labelled import claim_statement
 from ...judging.profile import JudgeProfile
-from ..base import ScorerKind, ScorerSetup
+from ..base import ScorerKind
+from ..build import create_scorer
 from ..context import ContextOptions
-from ..setup import resolve_setup
-from .prompts import available_versions, prompt_file
+from . import prompts
 from .result import ClaimVerdict, RecallResult
-from .scorer import DESCRIPTION, ID, NAME, ClaimStore, ContextRecallScorer
+from .scorer import ID, ClaimStore, ContextRecallScorer
 
 
 class ContextRecallOptions(ContextOptions):
@@ -26,54 +26,15 @@ class ContextRecallOptions(ContextOptions):
     metric: ClassVar[str] = "context recall"
 
 
-def _build(
-    engine: Engine,
-    options: ContextOptions | None,
-    setup: ScorerSetup,
-    claim_cache: Any,
-    *,
-    judge: Engine | None = None,
-    judge_prompt: str | None = None,
-) -> ContextRecallScorer:
-    return ContextRecallScorer(
-        engine, options, setup, claim_cache, judge=judge, judge_prompt=judge_prompt
-    )
-
-
-def _default_prompt_version(named: str | None) -> str:
-    return named or available_versions()[-1]
-
-
-def _arrow_fields() -> list[tuple[str, Any]]:
-    import pyarrow as pa
-
-    verdict = pa.struct(
-        [
-            ("claim", pa.string()),
-            ("supported", pa.bool_()),
-            ("probability", pa.float64()),
-            ("model_p_yes", pa.float64()),
-            ("chunk_index", pa.int64()),
-        ]
-    )
-    return [("verdicts", pa.list_(verdict)), ("expected_recall", pa.float64())]
-
-
 KIND = ScorerKind(
-    id=ID,
-    name=NAME,
-    description=DESCRIPTION,
-    result_type=RecallResult,
+    scorer=ContextRecallScorer,
     measure="recall",
     unit="claims",
     positive="supported",
-    prompt_versions=available_versions,
-    default_prompt_version=_default_prompt_version,
-    build=_build,
-    prompt_file=prompt_file,
-    arrow_fields=_arrow_fields,
+    prompts=prompts.__name__,
     labelled_statement=claim_statement,
     separate_judge=True,
+    follows_manifest=True,
 )
 
 
@@ -101,36 +62,20 @@ def create_context_recall_scorer(
     """
     if options is None:
         options = ContextRecallOptions()  # raises: a context source is required
-    manifest: ModelManifest | None = None
-    if isinstance(model, Engine):
-        built = model
-    else:
-        manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
-        built = create_engine(engine, manifest, engine_options)
-    judging = manifest
-    judge_built = None
-    if judge is not None:
-        judging = judge if isinstance(judge, ModelManifest) else load_manifest(judge)
-        judge_built = create_engine(judge_engine or engine, judging)
-    identity = (judge_built or built).identity
-    resolved = resolve_setup(
+    scorer = create_scorer(
         KIND,
-        fingerprint=identity.fingerprint,
-        manifest_prompt_version=built.identity.prompt_version,
-        threshold=judging.threshold if judging is not None else 0.5,
-        decoding=manifest.decoding if manifest is not None else None,
-        scale=options.scale,
-        prompt_version=prompt_version,
-        profile=profile,
-    )
-    return ContextRecallScorer(
-        built,
+        model,
         options,
-        resolved.setup,
-        claim_cache,
-        judge=judge_built,
-        judge_prompt=None if judging is None else judging.judge_prompt_text(),
+        engine=engine,
+        engine_options=engine_options,
+        claim_cache=claim_cache,
+        profile=profile,
+        prompt_version=prompt_version,
+        judge=judge,
+        judge_engine=judge_engine,
     )
+    assert isinstance(scorer, ContextRecallScorer)
+    return scorer
 
 
 __all__ = [

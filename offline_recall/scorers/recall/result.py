@@ -31,15 +31,10 @@ class ClaimVerdict(Frozen):
     )
 
 
-class RecallResult(ScoreResult):
-    """Context recall of one run: the share of its ground-truth claims the context supports."""
+class ClaimsResult(ScoreResult):
+    """A result with a verdict per claim (context recall's and faithfulness's)."""
 
     verdicts: tuple[ClaimVerdict, ...] = ()
-    expected_recall: float | None = Field(
-        default=None,
-        description="The mean of the claims' probabilities, times scale: the recall the judge "
-        "expects, where the score counts decided verdicts; None without claims",
-    )
 
     @property
     def claims(self) -> list[str]:
@@ -56,3 +51,13 @@ class RecallResult(ScoreResult):
             )
             for v in self.verdicts
         ]
+
+
+class RecallResult(ClaimsResult):
+    """Context recall of one run: the share of its ground-truth claims the context supports."""
+
+    expected_recall: float | None = Field(
+        default=None,
+        description="The mean of the claims' probabilities, times scale: the recall the judge "
+        "expects, where the score counts decided verdicts; None without claims",
+    )

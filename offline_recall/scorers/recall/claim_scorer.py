@@ -1,0 +1,180 @@
+"""Claims of a text, each judged against the context: what context recall (the ground truth's
+claims) and faithfulness (the output's claims) share.
+
+A scorer on it declares which text its claims come from (`claimed_text`), what it says when
+there are none (`no_claims`), and how the claims' verdicts become its result (`conclude`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import ClassVar, Generic, TypeVar
+
+from ...engines import Engine, Failed
+from ...judging.judge import Assessment, Pair, Question
+from ...text import pack
+from ..base import NO_CONTEXT_REASON, ScoreResult, ScorerRun, ScorerSetup, Status
+from ..context import Chunk, ContextOptions, resolve_context
+from ..pipeline import Pipeline
+from .extraction import ClaimExtractor, ClaimStore
+from .prompts import PromptSet, load_prompts, with_judge_prompt
+from .result import ClaimVerdict
+
+
+@dataclass(frozen=True)
+class ClaimUnit:
+    """A judged unit: does this context chunk support this claim?"""
+
+    chunk: Chunk
+    claim: str
+
+    @property
+    def pair(self) -> Pair:
+        return (self.chunk.text, self.claim)
+
+
+@dataclass(frozen=True)
+class ClaimItem:
+    """A run made ready for the model: the pieces of its text, its context chunks, and (after
+    extraction) the text's claims."""
+
+    pieces: list[str]
+    chunks: list[Chunk]
+    claims: list[str] = field(default_factory=list)
+
+
+R = TypeVar("R", bound=ScoreResult)
+
+
+class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
+    """Claims of a run's text -> a verdict per claim at its best chunk -> the scorer's result.
+
+    `extract` and `assess` are the scorer's own stages on their own, as it runs them.
+    """
+
+    noun: ClassVar[str] = "texts"
+    """What the claimed texts are called in progress: "ground truths"."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        options: ContextOptions | None,
+        setup: ScorerSetup,
+        *,
+        claim_cache: ClaimStore | None = None,
+        judge: Engine | None = None,
+        judge_prompt: str | None = None,
+    ) -> None:
+        prompts = with_judge_prompt(load_prompts(setup.prompt_version), judge_prompt)
+        question = Question(prompts.judge_prompt, prompts.judge.yes, prompts.judge.no)
+        super().__init__(engine, options, setup, question, judge=judge)
+        self.extractor = ClaimExtractor(engine, prompts, setup, claim_cache, noun=self.noun)
+
+    @property
+    def prompts(self) -> PromptSet:
+        """The prompt set: the extraction's, and the judge's question as built."""
+        return self.extractor.prompts
+
+    @prompts.setter
+    def prompts(self, value: PromptSet) -> None:
+        self.extractor.prompts = value
+
+    @property
+    def claim_cache(self) -> ClaimStore | None:
+        return self.extractor.claim_cache
+
+    # What a scorer on claims declares -----------------------------------------------------
+
+    def claimed_text(self, run: ScorerRun) -> str | R:
+        """The text whose claims are judged, or the run's result when it has none."""
+        raise NotImplementedError
+
+    def no_claims(self) -> R:
+        """The result when the text yielded no claim."""
+        raise NotImplementedError
+
+    def conclude(self, verdicts: list[ClaimVerdict]) -> R:
+        """The result from the claims' verdicts (at least one)."""
+        raise NotImplementedError
+
+    # The pipeline's parts -----------------------------------------------------------------
+
+    @cached_property
+    def _budgets(self) -> tuple[int, int]:
+        """Tokens a context chunk and a piece of the text may take: the window less the
+        prompt around them and room for the answer (a claim is at most one answer long)."""
+        reserve = self.setup.max_new_tokens
+        extract = self.engine.prompt_tokens(self.prompts.extract_prompt(""))
+        text_budget = max(2, self.engine.identity.context_window - extract - reserve)
+        window = self.judge_engine.identity.context_window
+        judge = self.judge_engine.prompt_tokens(self.prompts.judge_prompt("", ""))
+        if self.judge_engine is not self.engine:
+            # A verifier's window may be a classifier's few hundred tokens: a claim is given
+            # at most a quarter of it.
+            reserve = min(reserve, window // 4)
+        return max(2, window - judge - reserve), text_budget
+
+    @property
+    def context_budget(self) -> int:
+        """Tokens one context chunk may take; a longer context is cut into pieces."""
+        return self._budgets[0]
+
+    def extract(self, texts: Sequence[str]) -> list[list[str] | Failed]:
+        """Each text's claims exactly as the scorer extracts a text that fits the model in
+        one piece (the prompt set's rules applied, duplicates kept)."""
+        self.extractor.progress = self.progress
+        return self.extractor.extract(texts)
+
+    def prepare(self, run: ScorerRun) -> ClaimItem | R:
+        text = self.claimed_text(run)
+        if not isinstance(text, str):
+            return text
+        context = resolve_context(self.options, run)
+        if not context:  # nothing to judge against: no extraction, no model call
+            return self.result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
+        context_budget, text_budget = self._budgets
+        return ClaimItem(
+            pieces=pack(text, text_budget, self.engine.count_tokens),
+            chunks=[
+                Chunk(chunk.index, piece)
+                for chunk in context
+                for piece in pack(chunk.text, context_budget, self.judge_engine.count_tokens)
+            ],
+        )
+
+    def generate(self, items: Mapping[int, ClaimItem]) -> dict[int, ClaimItem | Failed]:
+        texts = list(dict.fromkeys(piece for item in items.values() for piece in item.pieces))
+        self.extractor.progress = self.progress
+        extracted = self.extractor.lookup(texts)
+        out: dict[int, ClaimItem | Failed] = {}
+        for i, item in items.items():
+            claims = self.extractor.claims(item.pieces, extracted)
+            out[i] = claims if isinstance(claims, Failed) else replace(item, claims=claims)
+        return out
+
+    def units(self, item: ClaimItem) -> list[ClaimUnit]:
+        return [ClaimUnit(chunk, claim) for chunk in item.chunks for claim in item.claims]
+
+    def aggregate(self, item: ClaimItem, assessed: Mapping[Pair, Assessment]) -> R:
+        verdicts = [self._verdict(c, item.chunks, assessed) for c in item.claims]
+        return self.conclude(verdicts) if verdicts else self.no_claims()
+
+    def _verdict(
+        self, claim: str, chunks: list[Chunk], assessed: Mapping[Pair, Assessment]
+    ) -> ClaimVerdict:
+        """The claim's best chunk decides: supported if its probability clears the threshold."""
+        scored = [(chunk, assessed[(chunk.text, claim)]) for chunk in chunks]
+        best = max(scored, key=lambda s: s[1].probability, default=None)
+        if best is None:
+            return ClaimVerdict(claim=claim, supported=False, probability=0.0)
+        chunk, found = best
+        supported = found.probability >= self.threshold
+        return ClaimVerdict(
+            claim=claim,
+            supported=supported,
+            probability=min(1.0, max(0.0, found.probability)),
+            model_p_yes=found.model_p_yes,
+            chunk_index=chunk.index if supported else None,
+        )

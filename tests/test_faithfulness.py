@@ -1,0 +1,195 @@
+"""Faithfulness: the output's claims judged against the context, as Mastra's
+`createFaithfulnessScorer` scores them; and the one builder the three scorers share."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from offline_recall import (
+    SCORERS,
+    FakeEngine,
+    Scorer,
+    Status,
+    create_faithfulness_scorer,
+    resolve_spec,
+    run_evals,
+)
+from offline_recall.engines import Engine
+from offline_recall.errors import ConfigurationError
+from offline_recall.scorers.build import build_scorer
+from offline_recall.scorers.faithfulness import (
+    ID,
+    FaithfulnessOptions,
+    FaithfulnessResult,
+    FaithfulnessScorer,
+)
+from offline_recall.scorers.precision import ID as PRECISION
+from offline_recall.scorers.precision import ContextPrecisionScorer
+from offline_recall.scorers.recall import ID as RECALL
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPANY = [
+    "The company was founded in 1995 by John Smith.",
+    "It has 500 employees and is headquartered in London.",
+    "The company specializes in software development.",
+]
+QUESTION = "What can you tell me about the company?"
+
+
+def scorer(engine: Engine, **options: Any) -> FaithfulnessScorer:
+    options.setdefault("context", COMPANY)
+    return create_faithfulness_scorer(engine, FaithfulnessOptions(**options))
+
+
+def test_every_claim_of_the_output_supported_scores_scale() -> None:
+    output = "The company was founded in 1995 by John Smith. It has 500 employees."
+    result = scorer(FakeEngine(), scale=10).run({"input": QUESTION, "output": output})
+    assert isinstance(result, FaithfulnessResult)
+    assert (result.score, result.status) == (10.0, Status.OK)
+    assert [v.chunk_index for v in result.verdicts] == [0, 1]
+    assert result.reason.startswith("The score is 10 because 2 of 2 claims in the output")
+
+
+def test_a_claim_the_context_contradicts_counts_against_the_output() -> None:
+    output = (
+        "The company was founded in 1995 by John Smith. Their headquarters is in Paris. "
+        "The company specializes in software development. It employs 1000 staff members now."
+    )
+    result = scorer(FakeEngine()).run({"input": QUESTION, "output": output})
+    assert result.score == 0.5
+    assert [v.supported for v in result.verdicts] == [True, False, True, False]
+    assert 'Not supported: "Their headquarters is in Paris."' in result.reason
+
+
+def test_the_claims_come_from_the_output_not_the_ground_truth() -> None:
+    fake = FakeEngine()
+    run = {
+        "output": [{"role": "assistant", "content": "It has 500 employees."}],
+        "groundTruth": "Paris is in France.",
+    }
+    result = scorer(fake).run(run)
+    assert result.claims == ["It has 500 employees."]
+    assert fake.json_calls == [] or all("Paris" not in t for c in fake.json_calls for t in c)
+
+
+def test_an_empty_output_scores_0_without_a_model_call() -> None:
+    """Mastra extracts no claims from an empty output and scores 0."""
+    fake = FakeEngine()
+    outputs: list[object] = ["", "   ", None, []]
+    for output in outputs:
+        result = scorer(fake).run({"input": QUESTION, "output": output})
+        assert (result.score, result.status) == (0.0, Status.NO_CLAIMS)
+    assert fake.json_calls == [] and fake.answer_calls == []
+
+
+def test_no_context_scores_0_without_a_model_call() -> None:
+    """Mastra's judge finds every claim unverifiable without context: 0."""
+    fake = FakeEngine()
+    result = scorer(fake).run({"output": "The company was founded in 1995.", "context": [" "]})
+    assert (result.score, result.status) == (0.0, Status.NO_CONTEXT)
+    assert fake.json_calls == [] and fake.answer_calls == []
+
+
+def test_run_evals_scores_the_targets_output_with_all_three_scorers(fake: FakeEngine) -> None:
+    from offline_recall import (
+        ContextPrecisionOptions,
+        ContextRecallOptions,
+        create_context_precision_scorer,
+        create_context_recall_scorer,
+    )
+
+    scorers: list[Scorer] = [
+        create_context_recall_scorer(fake, ContextRecallOptions(context=COMPANY)),
+        create_context_precision_scorer(fake, ContextPrecisionOptions(context=COMPANY)),
+        scorer(fake),
+    ]
+    data = [{"input": QUESTION, "groundTruth": "The company was founded in 1995."}]
+    found = run_evals(data, scorers, lambda _: "It has 500 employees. It was sold to Oracle.")
+    assert found.scores == {RECALL: 1.0, PRECISION: 1.0, ID: 0.5}
+
+
+def test_faithfulness_is_registered_and_judges_with_recalls_profiles() -> None:
+    assert ID in SCORERS and SCORERS[ID].measure == "faithfulness"
+    spec = resolve_spec(scorers=(RECALL, ID), engine="fake")
+    recall, faithfulness = spec.scorer(RECALL).setup, spec.scorer(ID).setup
+    assert faithfulness.prompt_version == recall.prompt_version
+    assert faithfulness.judge_profile == recall.judge_profile
+
+
+def _own_judge_prompt(tmp_path: Path) -> Path:
+    """The bundled model pinned again with a verifier's own judge prompt."""
+    text = (ROOT / "models" / "smollm2-135m-instruct.toml").read_text(encoding="utf-8")
+    prompt = json.dumps(str(ROOT / "tests" / "data" / "verifier.judge.toml"))
+    text = text.replace(
+        'prompt_version = "v4"\n', f'prompt_version = "v4"\njudge_prompt = {prompt}\n'
+    )
+    path = tmp_path / "own-judge.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_model_with_its_own_judge_prompt_scores_precision_in_both_build_paths(
+    tmp_path: Path,
+) -> None:
+    """Precision asks its own relevance question, from the API and from a run spec alike;
+    the claim scorers ask the model's own question."""
+    from offline_recall import ContextPrecisionOptions, create_context_precision_scorer
+
+    model = str(_own_judge_prompt(tmp_path))
+    spec = resolve_spec(model, engine="fake", scorers=(RECALL, PRECISION, ID))
+    built = spec.build()
+    precision = built.scorers[PRECISION]
+    assert isinstance(precision, ContextPrecisionScorer)
+    assert precision.prompts.version == "v1"
+    for claims in (built.scorers[RECALL], built.scorers[ID]):
+        assert "Is the claim consistent" in claims.prompts.judge.user  # type: ignore[attr-defined]
+    row = {"groundTruth": "It has 500 employees.", "context": COMPANY}
+    from_spec = precision.run(row)
+    from_api = create_context_precision_scorer(
+        model, ContextPrecisionOptions(context=COMPANY), engine="fake"
+    ).run(row)
+    assert from_spec.status == Status.OK and from_spec == from_api
+
+
+def test_a_separate_judge_is_refused_alike_for_a_scorer_that_takes_none() -> None:
+    from offline_recall.scorers import scorer_kind
+
+    with pytest.raises(ConfigurationError, match="cannot be judged by a separate judge"):
+        build_scorer(
+            scorer_kind(PRECISION), FakeEngine(), None, _setup(PRECISION), judge=FakeEngine()
+        )
+    with pytest.raises(ConfigurationError, match="cannot be judged by a separate judge"):
+        resolve_spec(engine="fake", scorers=(PRECISION,), judge_model="smollm2-135m-instruct")
+
+
+def _setup(scorer_id: str) -> Any:
+    return resolve_spec(engine="fake", scorers=(scorer_id,)).scorer(scorer_id).setup
+
+
+@pytest.mark.model
+def test_faithfulness_on_the_embedded_model(embedded: Engine) -> None:
+    """One output, one supported sentence and one the context does not hold."""
+    result = scorer(embedded).run(
+        {"output": "The company was founded in 1995. The company is based in Tokyo."}
+    )
+    assert result.status == Status.OK
+    by_claim = {v.claim: v.supported for v in result.verdicts}
+    assert any("1995" in c and ok for c, ok in by_claim.items()), by_claim
+    assert not any("Tokyo" in c and ok for c, ok in by_claim.items()), by_claim
+
+
+def test_calibrate_fits_faithfulness_through_context_recall(tmp_path: Path) -> None:
+    """Faithfulness has no profile of its own: `calibrate` offers context recall's."""
+    from click.testing import CliRunner
+
+    from offline_recall.cli import main
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"claim": "a", "context": "a", "label": 1}\n', encoding="utf-8")
+    args = ["calibrate", "--backend", "fake", "--data", str(rows), "--scorer", ID]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "context-recall-scorer" in result.output
