@@ -4,11 +4,37 @@ and texts fenced so that they cannot close the block that holds them."""
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigurationError
+
+
+class YesNoPrompt(BaseModel):
+    """A yes/no question to the model: its system and user texts and the two answer words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: str
+    user: str
+    yes: str
+    no: str
+
+
+class VersionedPrompts(BaseModel):
+    """A prompt set: the `version` that travels with every result, and the scorer's prompts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+
+
+P = TypeVar("P", bound=VersionedPrompts)
 
 
 @cache
@@ -43,3 +69,12 @@ def prompt_file(package: str, version: str) -> bytes:
         known = ", ".join(versions(package))
         raise ConfigurationError(f"unknown prompt version {version!r}; known: {known}")
     return source.read_bytes()
+
+
+def load(package: str, version: str, model: type[P]) -> P:
+    """Prompt set `version` of `package` read as `model`; an unknown version lists the known
+    ones, and a file declaring another version is refused."""
+    prompts = model.model_validate(tomllib.loads(prompt_file(package, version).decode("utf-8")))
+    if prompts.version != version:
+        raise ConfigurationError(f"{version}.toml declares version {prompts.version!r}")
+    return prompts

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from string import Template
 
-from pydantic import BaseModel, ConfigDict
-
 from ....engines import Message, Prompt
-from ....errors import ConfigurationError
 from ... import prompting
 
 TAGS = ("question", "answer", "passage")
@@ -32,21 +28,13 @@ def _parts(statement: str) -> tuple[str, str]:
     return question, answer
 
 
-class RelevancePrompt(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    system: str
-    user: str
-    yes: str
-    no: str
+RelevancePrompt = prompting.YesNoPrompt
+"""Whether a chunk is useful for the answer: `$question`, `$answer`, `$chunk` in the user text."""
 
 
-class PromptSet(BaseModel):
+class PromptSet(prompting.VersionedPrompts):
     """The prompts context precision drives a model with; `version` travels with every result."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    version: str
     judge: RelevancePrompt
 
     def _fill(self, template: str, question: str, answer: str, chunk: str) -> str:
@@ -88,7 +76,4 @@ def prompt_file(version: str) -> bytes:
 @cache
 def load_prompts(version: str) -> PromptSet:
     """The prompt set stored as `<version>.toml`; an unknown version lists the known ones."""
-    prompts = PromptSet.model_validate(tomllib.loads(prompt_file(version).decode("utf-8")))
-    if prompts.version != version:
-        raise ConfigurationError(f"{version}.toml declares version {prompts.version!r}")
-    return prompts
+    return prompting.load(__name__, version, PromptSet)

@@ -73,21 +73,13 @@ class ExtractPrompt(BaseModel):
     )
 
 
-class JudgePrompt(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    system: str
-    user: str
-    yes: str
-    no: str
+JudgePrompt = prompting.YesNoPrompt
+"""Whether a context supports a claim: `$context` and `$claim` in the user text."""
 
 
-class PromptSet(BaseModel):
+class PromptSet(prompting.VersionedPrompts):
     """The prompts a model is driven with; `version` travels with every result."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    version: str
     extract: ExtractPrompt
     judge: JudgePrompt
 
@@ -166,8 +158,4 @@ def prompt_file(version: str) -> bytes:
 @cache
 def load_prompts(version: str) -> PromptSet:
     """The prompt set stored as `<version>.toml`; an unknown version lists the known ones."""
-    text = prompt_file(version).decode("utf-8")
-    prompts = PromptSet.model_validate(tomllib.loads(text))
-    if prompts.version != version:
-        raise ConfigurationError(f"{version}.toml declares version {prompts.version!r}")
-    return prompts
+    return prompting.load(__name__, version, PromptSet)
