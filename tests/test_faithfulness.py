@@ -193,3 +193,34 @@ def test_calibrate_fits_faithfulness_through_context_recall(tmp_path: Path) -> N
     args = ["calibrate", "--backend", "fake", "--data", str(rows), "--scorer", ID]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and "context-recall-scorer" in result.output
+
+
+def test_score_reads_each_rows_output_by_its_convention(tmp_path: Path) -> None:
+    """The command line scores the answer a row holds: Mastra's `output`, RAGAS's `response`,
+    or a mapped column; a row without one is `no_claims`, never a score of the wrong text."""
+    from click.testing import CliRunner
+
+    from offline_recall.cli import main
+
+    rows = [
+        {"id": "mastra", "input": QUESTION, "output": "It has 500 employees.", "context": COMPANY},
+        {"id": "none", "input": QUESTION, "context": COMPANY},
+        {"id": "ragas", "user_input": QUESTION, "response": "It was sold to Oracle.",
+         "retrieved_contexts": COMPANY},
+    ]  # fmt: skip
+    data, out = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["score", str(data), "--backend", "fake", "--scorer", ID, "--out", str(out)]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
+    found = {r["id"]: r["results"][ID] for r in map(json.loads, out.read_text().splitlines())}
+    assert (found["mastra"]["score"], found["mastra"]["status"]) == (1.0, "ok")
+    assert (found["ragas"]["score"], found["ragas"]["status"]) == (0.0, "ok")
+    assert found["none"]["status"] == "no_claims"
+    mapped = tmp_path / "mapped.jsonl"
+    mapped.write_text(json.dumps({"answer": "It has 500 employees.", "context": COMPANY}) + "\n")
+    args = ["score", str(mapped), "--backend", "fake", "--scorer", ID, "--map", "output=answer"]
+    done = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "m.jsonl")])
+    assert done.exit_code == 0, done.output
+    (row,) = map(json.loads, (tmp_path / "m.jsonl").read_text().splitlines())
+    assert (row["results"][ID]["score"], row["results"][ID]["status"]) == (1.0, "ok")

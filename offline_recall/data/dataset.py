@@ -39,6 +39,8 @@ class Row(BaseModel):
     input: Any = None
     ground_truth: Any = None
     context: list[str]
+    output: Any = None
+    """The answer the system gave (read by scorers of the output, e.g. faithfulness)."""
 
 
 class RowError(BaseModel):
@@ -102,6 +104,7 @@ def row_from_record(
         input=next((record[k] for k in fields.input if k in record), None),
         ground_truth=record[truths[0]] if truths else None,
         context=context,
+        output=next((record[k] for k in fields.output if k in record), None),
     )
 
 

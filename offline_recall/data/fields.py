@@ -26,9 +26,10 @@ class FieldMap(BaseModel):
     input: tuple[str, ...] = ("input",)
     ground_truth: tuple[str, ...] = ("groundTruth", "ground_truth")
     context: tuple[str, ...] = ("context",)
+    output: tuple[str, ...] = ("output",)
 
 
-FIELDS = ("id", "input", "ground_truth", "context")
+FIELDS = ("id", "input", "ground_truth", "context", "output")
 """The fields of a row that a record's keys are mapped to."""
 
 
@@ -49,7 +50,10 @@ CONVENTIONS = (
     Convention(
         name="RAGAS",
         fields=FieldMap(
-            input=("user_input",), ground_truth=("reference",), context=("retrieved_contexts",)
+            input=("user_input",),
+            ground_truth=("reference",),
+            context=("retrieved_contexts",),
+            output=("response",),
         ),
     ),
 )

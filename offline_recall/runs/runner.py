@@ -45,7 +45,7 @@ def score_rows(
     """Each row's record with every scorer's result; a row error is each scorer's error result,
     without a model call. Every scorer scores the window in one pass."""
     runs = [
-        ScorerRun(input=r.input, ground_truth=r.ground_truth, context=r.context)
+        ScorerRun(input=r.input, output=r.output, ground_truth=r.ground_truth, context=r.context)
         for r in rows
         if isinstance(r, Row)
     ]
