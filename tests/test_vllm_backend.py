@@ -82,7 +82,7 @@ def test_extraction_follows_the_schema(engine: Engine) -> None:
         assert len(claims) <= load_manifest().decoding.max_claims
 
 
-def _score_example_on_vllm(out: Path, model_cache: Path) -> str:
+def _score_example_on_vllm(out: Path, model_cache: Path, *options: str) -> str:
     """The example scored by `offline-recall score --backend vllm` in a process of its own,
     with no claim cache; its standard output."""
     done = run_cli(
@@ -90,6 +90,7 @@ def _score_example_on_vllm(out: Path, model_cache: Path) -> str:
         str(EXAMPLE),
         "--backend",
         "vllm",
+        *options,
         "--no-cache",
         "--out",
         str(out),
@@ -123,6 +124,23 @@ def test_scorer_on_vllm_is_repeatable(
     again = tmp_path / "again.jsonl"
     _score_example_on_vllm(again, model_cache)
     assert again.read_bytes() == first.read_bytes()
+
+
+def test_prompt_lookup_is_an_option_of_the_runs_identity(
+    example_run: tuple[Path, str], tmp_path: Path, model_cache: Path
+) -> None:
+    """Speculative decoding by prompt lookup scores the example on the real engine, and the
+    run records it: a near-tie can fall otherwise, so it is not a speed-only option."""
+    plain, _ = example_run
+    looked_up = tmp_path / "lookup.jsonl"
+    _score_example_on_vllm(looked_up, model_cache, "-o", "speculative_tokens=4")
+    rows = [json.loads(line) for line in looked_up.read_text().splitlines()]
+    assert [r["line"] for r in rows] == list(range(1, 13))
+    assert sum(recall(r)["status"] == "ok" for r in rows) >= 10
+    spec = json.loads(Path(f"{looked_up}.manifest.json").read_text())["spec"]
+    assert spec["engine"]["options"]["speculative_tokens"] == 4
+    digests = {json.loads(p.read_text().splitlines()[0])["spec_digest"] for p in (plain, looked_up)}
+    assert len(digests) == 2
 
 
 def test_calibration_signals_on_vllm_match_transformers(engine: Engine, embedded: Engine) -> None:

@@ -59,7 +59,15 @@ class EngineKind:
     def identity_options(self, options: BaseModel) -> dict[str, Any]:
         """The options that can change a result (not those that only change speed)."""
         runtime: frozenset[str] = getattr(self.options, "RUNTIME", frozenset())
-        return {k: v for k, v in options.model_dump(mode="json").items() if k not in runtime}
+        # Options added after runs were recorded count only when set, so earlier runs keep
+        # their identity.
+        added: frozenset[str] = getattr(self.options, "ADDED", frozenset())
+        fields = type(options).model_fields
+        return {
+            k: v
+            for k, v in options.model_dump(mode="json").items()
+            if k not in runtime and not (k in added and v == fields[k].default)
+        }
 
 
 def _transformers(manifest: ModelManifest, options: Any) -> Engine:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import MissingExtraError
 from .base import Done, Failed, Prompt
@@ -29,11 +29,20 @@ class VLLMOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     RUNTIME: ClassVar[frozenset[str]] = frozenset({"prefix_caching"})
+    ADDED: ClassVar[frozenset[str]] = frozenset({"speculative_tokens"})
 
     dtype: Literal["auto", "bfloat16", "float16", "float32"] = "bfloat16"
     """bfloat16 by default: on CPU it prefills 2.2x faster than float32. Its answer
     probabilities differ from float32's by a few hundredths, which can flip near-ties only."""
     prefix_caching: bool = True
+    speculative_tokens: int = Field(default=0, ge=0)
+    """Draft tokens per step proposed by prompt lookup (vLLM's n-gram speculative decoding); 0,
+    the default, turns it off. A claim list mostly repeats words of its sentence, which the
+    prompt holds, so most drafts are accepted and a generation takes fewer steps (1.2x faster
+    extraction at 4 on CPU in float32). Every draft is verified by the model, but the verifying
+    pass computes several positions at once, so a near-tie can fall the other way (seen in
+    bfloat16): it is part of a run's identity. Off for a model whose yes or no is pinned in
+    several spellings: vLLM gives no chosen tokens' log-probabilities under it."""
 
 
 def _all_cpus() -> str:
@@ -41,6 +50,26 @@ def _all_cpus() -> str:
     if cpus == list(range(cpus[0], cpus[-1] + 1)):
         return f"{cpus[0]}-{cpus[-1]}"
     return ",".join(map(str, cpus))
+
+
+def _prompt_lookup(tokens: int) -> dict[str, Any] | None:
+    """vLLM's n-gram speculative decoding: drafts copied from the prompt where its last 2 to 5
+    tokens recur there."""
+    if not tokens:
+        return None
+    return {
+        "method": "ngram",
+        "num_speculative_tokens": tokens,
+        "prompt_lookup_min": 2,
+        "prompt_lookup_max": 5,
+    }
+
+
+def _one_spelling(manifest: ModelManifest) -> bool:
+    """Whether the model's yes and no are one token each (read from the top log-probabilities,
+    which speculative decoding keeps)."""
+    answers = manifest.answers
+    return answers is None or (len(answers.yes) == 1 and len(answers.no) == 1)
 
 
 def _on_cpu() -> bool:
@@ -81,6 +110,9 @@ class VLLMEngine(PinnedEngine):
                 block_size=BLOCK_SIZE,
                 # CUDA graphs and compilation cost a minute at start on CPU and gain nothing there.
                 enforce_eager=on_cpu,
+                speculative_config=_prompt_lookup(
+                    self.options.speculative_tokens if _one_spelling(manifest) else 0
+                ),
             )
         chat = ChatTemplate(cast(Any, self._llm.get_tokenizer()), manifest)
         super().__init__("vllm", manifest, chat, self.options.dtype)
