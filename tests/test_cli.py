@@ -192,3 +192,16 @@ def test_models_list_shows_the_embedded_model_verified() -> None:
     assert result.exit_code == 0, result.output
     assert "smollm2-135m-instruct" in result.output
     assert "verified" in result.output
+
+
+def test_scorers_given_repeated_or_comma_separated_run_alike(tmp_path: Path) -> None:
+    both = ("context-recall-scorer", "context-precision-scorer")
+    found = []
+    for args in (["--scorer", ",".join(both)], ["--scorer", both[0], "--scorer", both[1]]):
+        out = tmp_path / f"results{len(found)}.jsonl"
+        result = CliRunner().invoke(
+            main, ["score", str(EXAMPLE), "--backend", "fake", *args, "--out", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        found.append([sorted(json.loads(line)["results"]) for line in out.read_text().splitlines()])
+    assert found[0] == found[1] == [sorted(both)] * 12

@@ -60,10 +60,11 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 @click.option(
     "--scorer",
     "scorer_list",
-    default=RECALL,
+    multiple=True,
+    default=(RECALL,),
     show_default=True,
     metavar="ID[,ID...]",
-    help=f"Scorers to run, comma-separated ({', '.join(SCORERS)}); all in one pass.",
+    help=f"Scorers to run, comma-separated or repeated ({', '.join(SCORERS)}); all in one pass.",
 )
 @click.option(
     "--out",
@@ -130,7 +131,7 @@ def score(
     engine_option: tuple[str, ...],
     judge_model: str | None,
     judge_backend: str | None,
-    scorer_list: str,
+    scorer_list: tuple[str, ...],
     out: Path | None,
     fmt: str | None,
     mapping: tuple[str, ...],
@@ -155,7 +156,7 @@ def score(
     """
     console = Console(stderr=True)
     started = time.perf_counter()
-    scorers = parse_scorers(scorer_list)
+    scorers = parse_scorers(",".join(scorer_list))
     gates = parse_fail_under(fail_under, scorers, scale)
     if max_failed is None and gates:
         max_failed = 0
