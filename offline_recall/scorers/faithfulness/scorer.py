@@ -9,6 +9,7 @@ from ..base import ScorerRun, Status
 from ..context import answer_text
 from ..recall.claim_scorer import ClaimScorer
 from ..recall.result import ClaimsResult, ClaimVerdict
+from ..recall.score import explain as recall_explain
 from ..recall.score import recall_score
 
 ID = "faithfulness-scorer"
@@ -25,24 +26,15 @@ class FaithfulnessResult(ClaimsResult):
     """Faithfulness of one run: the share of its output's claims the context supports."""
 
 
-def _quote(verdict: ClaimVerdict) -> str:
-    where = f" (context chunk {verdict.chunk_index})" if verdict.chunk_index is not None else ""
-    return f'"{verdict.claim}"{where}'
-
-
 def explain(verdicts: Sequence[ClaimVerdict], score: float) -> str:
     """A readable reason: the score, the claims supported with their chunk, the others."""
-    found = [v for v in verdicts if v.supported]
-    missing = [v for v in verdicts if not v.supported]
-    parts = [
-        f"The score is {score:g} because {len(found)} of {len(verdicts)} claims in the output "
-        "are supported by the context."
-    ]
-    if found:
-        parts.append("Supported: " + "; ".join(_quote(v) for v in found) + ".")
-    if missing:
-        parts.append("Not supported: " + "; ".join(_quote(v) for v in missing) + ".")
-    return " ".join(parts)
+    return recall_explain(
+        verdicts,
+        score,
+        claims="claims in the output",
+        found_label="Supported",
+        missing_label="Not supported",
+    )
 
 
 class FaithfulnessScorer(ClaimScorer[FaithfulnessResult]):

@@ -31,18 +31,26 @@ def _quote(verdict: ClaimVerdict) -> str:
     return f'"{verdict.claim}"{where}'
 
 
-def explain(verdicts: Sequence[ClaimVerdict], score: float) -> str:
-    """A readable reason: the score, the claims found with their chunk, the claims missing."""
+def explain(
+    verdicts: Sequence[ClaimVerdict],
+    score: float,
+    *,
+    claims: str = "ground-truth claims",
+    found_label: str = "Found",
+    missing_label: str = "Missing",
+) -> str:
+    """A readable reason: the score, the claims found with their chunk, the claims missing
+    (`claims` names what was counted; the labels head the two lists)."""
     found = [v for v in verdicts if v.supported]
     missing = [v for v in verdicts if not v.supported]
     parts = [
-        f"The score is {score:g} because {len(found)} of {len(verdicts)} ground-truth claims "
+        f"The score is {score:g} because {len(found)} of {len(verdicts)} {claims} "
         "are supported by the context."
     ]
     if found:
-        parts.append("Found: " + "; ".join(_quote(v) for v in found) + ".")
+        parts.append(f"{found_label}: " + "; ".join(_quote(v) for v in found) + ".")
     if missing:
-        parts.append("Missing: " + "; ".join(_quote(v) for v in missing) + ".")
+        parts.append(f"{missing_label}: " + "; ".join(_quote(v) for v in missing) + ".")
     return " ".join(parts)
 
 
