@@ -28,6 +28,7 @@ from offline_recall import (
     resolve_spec,
     save_profile,
 )
+from offline_recall.scorers.recall import ID as RECALL
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wice" / "attribution_claim_oraclechunk_dev.jsonl"
@@ -119,7 +120,7 @@ def main() -> None:
             }
         )
     manifest = spec.load_manifest()
-    name = f"{manifest.name}.{manifest.prompt_version}.judge.json"
+    name = f"{manifest.name}.{spec.scorer(RECALL).setup.prompt_version}.judge.json"
     out = args.out or ROOT / "models" / name
     save_profile(profile, out)
     print(f"shipped: {best} -> {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")

@@ -7,6 +7,8 @@ from offline_recall import ClaimVerdict, ItemRecord, RecallResult, Status
 from offline_recall.report.comparison import compare_runs
 from offline_recall.report.comparison_text import comparison_text
 from offline_recall.report.html import render_comparison
+from offline_recall.scorers.faithfulness import ID as FAITHFULNESS
+from offline_recall.scorers.faithfulness import FaithfulnessResult
 from offline_recall.scorers.precision import ID as PRECISION
 from offline_recall.scorers.precision.result import ChunkVerdict, PrecisionResult
 
@@ -57,6 +59,19 @@ def test_the_mean_line_keeps_its_label_apart_from_the_numbers() -> None:
     text = comparison_text(compare_runs(a, a, scorer=PRECISION))
     assert "mean precision A 0.5000   B 0.5000" in text
     assert text.splitlines()[0] == "Context Precision Scorer: B against A"
+
+
+def test_a_long_measure_name_still_stands_apart_from_the_numbers() -> None:
+    def record(line: int, score: float) -> ItemRecord:
+        result = FaithfulnessResult(scorer=FAITHFULNESS, score=score, status=Status.OK, **COMMON)
+        return ItemRecord(line=line, id=f"q{line}", context=["x"], results={FAITHFULNESS: result})
+
+    runs = [record(1, 1.0), record(2, 0.0)]
+    lines = comparison_text(compare_runs(runs, runs, scorer=FAITHFULNESS)).splitlines()
+    mean = next(line for line in lines if line.startswith("mean "))
+    assert mean == "mean faithfulness A 0.5000   B 0.5000"
+    difference = next(line for line in lines if line.startswith("difference"))
+    assert difference.index("B - A") == mean.index("A 0.5")
 
 
 def test_items_failed_in_both_runs_are_not_said_to_fail_in_one() -> None:

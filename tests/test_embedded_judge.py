@@ -26,8 +26,10 @@ pytestmark = pytest.mark.model
 
 def test_the_embedded_model_ships_a_cross_validated_profile(embedded: Engine) -> None:
     manifest = load_manifest()
-    assert manifest.prompt_version is not None
-    found = find_profile(RECALL, embedded.identity.fingerprint, manifest.prompt_version, 0.5)
+    assert manifest.scorers[RECALL].prompt_version is not None
+    found = find_profile(
+        RECALL, embedded.identity.fingerprint, manifest.scorers[RECALL].prompt_version, 0.5
+    )
     assert found.origin is ProfileOrigin.SHIPPED
     profile = found.profile
     checked = profile.cross_validated

@@ -25,7 +25,7 @@ from offline_recall.engines.manifests import cached_dir
 from offline_recall.scorers.recall.claims import claim_list_type
 from offline_recall.scorers.recall.prompts import load_prompts
 
-from .conftest import EXAMPLE, recall, run_cli
+from .conftest import EXAMPLE, RECALL, recall, run_cli
 
 pytestmark = pytest.mark.model
 
@@ -48,7 +48,7 @@ def test_extraction_returns_a_non_empty_claim_list(embedded: Engine) -> None:
     [claims] = scorer.extract(["Canberra is the capital of Australia."])
     assert isinstance(claims, list) and claims
     assert all(isinstance(c, str) and c.strip() for c in claims)
-    assert len(claims) <= load_manifest().decoding.max_claims
+    assert len(claims) <= load_manifest().scorers[RECALL].max_items
 
 
 def test_answer_probabilities_do_not_depend_on_the_batch(embedded: Engine) -> None:
@@ -86,7 +86,7 @@ def test_the_same_input_scored_twice_is_identical(tmp_path: Path) -> None:
         assert result["score"] is not None and 0 <= result["score"] <= 1
         assert len(result["verdicts"]) >= 1
         assert result["model_fingerprint"] == load_manifest().fingerprint
-        assert result["prompt_version"] == load_manifest().prompt_version
+        assert result["prompt_version"] == load_manifest().scorers[RECALL].prompt_version
 
 
 def test_budgets_leave_room_for_the_prompt(embedded: Engine) -> None:

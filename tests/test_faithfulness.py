@@ -125,7 +125,7 @@ def _own_judge_prompt(tmp_path: Path) -> Path:
     text = (ROOT / "models" / "smollm2-135m-instruct.toml").read_text(encoding="utf-8")
     prompt = json.dumps(str(ROOT / "tests" / "data" / "verifier.judge.toml"))
     text = text.replace(
-        'prompt_version = "v4"\n', f'prompt_version = "v4"\njudge_prompt = {prompt}\n'
+        "context_window = 8192\n", f"context_window = 8192\njudge_prompt = {prompt}\n"
     )
     path = tmp_path / "own-judge.toml"
     path.write_text(text, encoding="utf-8")
@@ -217,6 +217,8 @@ def test_score_reads_each_rows_output_by_its_convention(tmp_path: Path) -> None:
     assert (found["mastra"]["score"], found["mastra"]["status"]) == (1.0, "ok")
     assert (found["ragas"]["score"], found["ragas"]["status"]) == (0.0, "ok")
     assert found["none"]["status"] == "no_claims"
+    # Its summary lists the statuses it gives: faithfulness never needs a ground truth.
+    assert "no claims" in done.output and "no ground truth" not in done.output
     mapped = tmp_path / "mapped.jsonl"
     mapped.write_text(json.dumps({"answer": "It has 500 employees.", "context": COMPANY}) + "\n")
     args = ["score", str(mapped), "--backend", "fake", "--scorer", ID, "--map", "output=answer"]

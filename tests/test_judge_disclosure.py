@@ -36,8 +36,8 @@ def test_the_note_names_the_rule_its_use_and_the_commands_that_replace_it() -> N
 def test_only_a_shipped_rule_without_the_model_is_flagged() -> None:
     fingerprint = "smollm2-135m-instruct@9634263adf6bc976"
     manifest = load_manifest()
-    assert manifest.prompt_version is not None
-    found = find_profile(RECALL, fingerprint, manifest.prompt_version, 0.5)
+    assert manifest.scorers[RECALL].prompt_version is not None
+    found = find_profile(RECALL, fingerprint, manifest.scorers[RECALL].prompt_version, 0.5)
     assert found.origin is ProfileOrigin.SHIPPED and not found.profile.uses_model
     assert is_lexical_rule(found.profile, found.origin)
     assert not is_lexical_rule(found.profile, ProfileOrigin.CALIBRATED)

@@ -138,8 +138,8 @@ def test_a_word_said_with_a_synonym_counts() -> None:
 
 def test_the_examples_paraphrase_is_supported_by_the_shipped_rule() -> None:
     manifest = load_manifest()
-    assert manifest.prompt_version is not None
-    found = find_profile(RECALL, FINGERPRINT, manifest.prompt_version, 0.5)
+    assert manifest.scorers[RECALL].prompt_version is not None
+    found = find_profile(RECALL, FINGERPRINT, manifest.scorers[RECALL].prompt_version, 0.5)
     assert found.origin is ProfileOrigin.SHIPPED
     context = "Construction of the tower finished in 1889, in time for the World's Fair."
     rule = found.profile

@@ -43,7 +43,7 @@ from offline_recall.errors import ConfigurationError
 from offline_recall.scorers.recall.claims import claim_list_type
 from offline_recall.scorers.recall.prompts import load_prompts
 
-from .conftest import EXAMPLE, recall, run_cli
+from .conftest import EXAMPLE, RECALL, recall, run_cli
 from .servers import LLAMACPP_PYTHON, Faults, Proxy, ServerProcess, free_port
 from .servers import llamacpp_server as start_llamacpp
 from .servers import vllm_server as start_vllm
@@ -441,7 +441,10 @@ def test_llamacpp_serves_the_gguf_itself(llamacpp_server: ServerProcess, embedde
     assert served.identity.fingerprint == load_manifest().fingerprint
     texts = [r["groundTruth"] for r in ROWS if r.get("groundTruth")]
     for claims in _scorer(served).extract(texts):
-        assert isinstance(claims, list) and 1 <= len(claims) <= load_manifest().decoding.max_claims
+        assert (
+            isinstance(claims, list)
+            and 1 <= len(claims) <= load_manifest().scorers[RECALL].max_items
+        )
     question = load_prompts("v2")
     prompts = [question.judge_prompt(*p) for p in _pairs()]
     on_server = served.answer_probabilities(prompts, ("yes", "no"))

@@ -104,7 +104,7 @@ def test_v3_still_sends_every_sentence() -> None:
 
 def test_the_embedded_model_defaults_to_v4_with_its_shipped_profile() -> None:
     manifest = load_manifest()
-    assert manifest.prompt_version == "v4"
+    assert manifest.scorers[RECALL].prompt_version == "v4"
     found = find_profile(RECALL, manifest.fingerprint, "v4", manifest.threshold)
     assert found.origin is ProfileOrigin.SHIPPED
     assert found.profile.prompt_version == "v4"

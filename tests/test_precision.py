@@ -16,6 +16,7 @@ from offline_recall import (
     ContextRecallOptions,
     Failed,
     FakeEngine,
+    ScorerRun,
     Status,
     create_context_precision_scorer,
     create_context_recall_scorer,
@@ -24,7 +25,7 @@ from offline_recall import (
     threshold_profile,
 )
 from offline_recall.cli import main
-from offline_recall.scorers.precision import average_precision
+from offline_recall.scorers.precision import PrecisionResult, average_precision, target
 
 from .conftest import EXAMPLE, RECALL
 
@@ -175,12 +176,24 @@ def test_a_failed_verdict_fails_only_its_run() -> None:
 
 def test_the_chunks_of_one_question_share_its_head() -> None:
     prompts = scorer(FakeEngine()).prompts
-    from offline_recall.scorers.precision import target
-
     first, second = (prompts.judge_prompt(c, target(QUESTION, ANSWER)) for c in CHUNKS[:2])
     assert first.shared == second.shared and QUESTION in first.shared and ANSWER in first.shared
     assert first.messages[-1]["content"].startswith(first.shared)
     assert CHUNKS[0] not in first.shared
+
+
+def test_a_chunk_is_judged_against_a_typed_question_and_answer() -> None:
+    """The judged unit names its question and answer; nothing is joined into one string and
+    split again, and a classifier reads the pair the prompt says it asks about."""
+    s = scorer(FakeEngine())
+    item = s.prepare(ScorerRun(input=QUESTION, ground_truth=ANSWER))
+    assert not isinstance(item, PrecisionResult)
+    unit = s.units(item)[0]
+    assert (unit.target.question, unit.target.answer) == (QUESTION, ANSWER)
+    prompt = s.prompts.judge_prompt(unit.piece, unit.target)
+    assert prompt.pair == (CHUNKS[0], f"{QUESTION}\n{ANSWER}")
+    unasked = s.prompts.judge_prompt(unit.piece, target(None, ANSWER))
+    assert "(none given)" in unasked.messages[-1]["content"]
 
 
 def test_run_evals_returns_both_means_under_the_scorers_ids() -> None:

@@ -17,6 +17,8 @@ from offline_recall import load_manifest, model_dir
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.scorers.recall.prompts import load_prompts
 
+from .conftest import RECALL
+
 pytestmark = pytest.mark.model
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "prompts"
@@ -63,4 +65,4 @@ def test_rendered_prompts_match_the_snapshot(chat: ChatTemplate, version: str) -
 
 
 def test_the_shipped_version_is_pinned() -> None:
-    assert load_manifest().prompt_version in VERSIONS
+    assert load_manifest().scorers[RECALL].prompt_version in VERSIONS

@@ -21,7 +21,7 @@ from offline_recall import (
 )
 from offline_recall.scorers.recall.prompts import load_prompts
 
-from .conftest import EXAMPLE, recall, run_cli
+from .conftest import EXAMPLE, RECALL, recall, run_cli
 from .test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED
 
 pytestmark = [pytest.mark.model, pytest.mark.vllm]
@@ -79,7 +79,7 @@ def test_extraction_follows_the_schema(engine: Engine) -> None:
     )
     for claims in (first, second):
         assert isinstance(claims, list) and claims
-        assert len(claims) <= load_manifest().decoding.max_claims
+        assert len(claims) <= load_manifest().scorers[RECALL].max_items
 
 
 def _score_example_on_vllm(out: Path, model_cache: Path, *options: str) -> str:

@@ -43,20 +43,27 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
     table = Table(title=kind.name, show_header=False)
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", no_wrap=True)  # a fingerprint is read whole, never cut
+    counts = summary.by_status
+    given = {
+        Status.NO_GROUND_TRUTH: ("no ground truth", True),
+        Status.NO_CLAIMS: (f"no {kind.unit}", counts[Status.NO_CLAIMS] > 0),  # as in the report
+        Status.NO_CONTEXT: ("no context", True),
+    }
     rows = [
         (f"mean {kind.measure}", _mean(summary)),
         ("items", str(summary.items)),
-        ("ok", str(summary.by_status[Status.OK])),
-        ("no ground truth", str(summary.by_status[Status.NO_GROUND_TRUTH])),
-        ("no context", str(summary.by_status[Status.NO_CONTEXT])),
+        ("ok", str(counts[Status.OK])),
+        *(
+            (label, str(counts[status]))
+            for status, (label, shown) in given.items()
+            if shown and status in kind.statuses
+        ),
         ("failed", str(summary.failed)),
         (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
         ("time", f"{seconds:.1f} s"),
         ("model", spec.model_fingerprint),
         ("prompt version", setup.prompt_version),
     ]
-    if none_found := summary.by_status[Status.NO_CLAIMS]:  # only when some, as in the report
-        rows.insert(4, (f"no {kind.unit}", str(none_found)))
     missing = summary.by_status[Status.NO_GROUND_TRUTH]
     if missing and summary.mean_with_ground_truth is not None:
         rows.insert(

@@ -99,6 +99,7 @@ def _openai(manifest: ModelManifest, options: Any) -> Engine:
 def _fake(manifest: ModelManifest, options: Any) -> Engine:
     return FakeEngine(
         context_window=manifest.context_window,
+        scorers=manifest.scorers,
         prompt_version=manifest.prompt_version,
         record_calls=False,
     )

@@ -26,12 +26,16 @@ class Prompt:
     `shared` is a start of the last message's content that other prompts of a batch share
     (a context ahead of the question about it): an engine may compute the rendered text up to
     there once for all of them. It never changes what is computed for one prompt.
+    `pair` is, for a yes/no question about a pair of texts, the (evidence, statement) it
+    asks about: an engine that classifies a pair rather than reading a chat (a cross-encoder)
+    reads it; chat engines ignore it.
     `fields` are the texts the prompt was made from, in order; engines ignore them, a test
     double answers from them.
     """
 
     messages: tuple[Message, ...]
     shared: str = ""
+    pair: tuple[str, str] | None = field(default=None, compare=False)
     fields: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -41,8 +45,23 @@ class Failed(NamedTuple):
     message: str
 
 
+class ScorerDefaults(BaseModel):
+    """What a scorer runs with on a model unless a run says otherwise: a manifest's
+    `[scorers.<scorer id>]` table. The engine carries it and never reads it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt_version: str | None = Field(
+        default=None, description="The scorer's prompt set; None: the scorer's latest"
+    )
+    max_items: int | None = Field(
+        default=None, gt=0, description="Bound on the list the scorer generates (claims)"
+    )
+
+
 class EngineIdentity(BaseModel):
-    """What an engine runs: enough to tell whether two runs used the same model the same way."""
+    """What an engine runs: enough to tell whether two runs used the same model the same way,
+    and the scorers' defaults its model's manifest names (for scorers built on the engine)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -50,8 +69,13 @@ class EngineIdentity(BaseModel):
     fingerprint: str = Field(description="Identifies weights, tokenizer and chat template")
     dtype: str = Field(description="The precision the weights run in")
     context_window: int = Field(gt=1, description="Tokens a prompt and its answer may take")
+    scorers: dict[str, ScorerDefaults] = Field(
+        default_factory=dict, description="The manifest's defaults by scorer id"
+    )
     prompt_version: str | None = Field(
-        default=None, description="The context recall prompt set the model's manifest names"
+        default=None,
+        description="A manifest's top-level prompt version, the older spelling of a scorer's "
+        "own: the default of the scorers that follow it (see ScorerKind.follows_manifest)",
     )
 
 

@@ -123,6 +123,7 @@ class PinnedEngine:
             fingerprint=manifest.fingerprint,
             dtype=dtype,
             context_window=manifest.context_window,
+            scorers=manifest.scorers,
             prompt_version=manifest.prompt_version,
         )
 

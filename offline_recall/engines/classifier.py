@@ -107,6 +107,7 @@ class TransformersClassifierEngine(_ClassifierEngine):
             fingerprint=manifest.fingerprint,
             dtype=self.options.dtype,
             context_window=self.head.max_length,
+            scorers=manifest.scorers,
             prompt_version=manifest.prompt_version,
         )
 
@@ -116,8 +117,8 @@ class TransformersClassifierEngine(_ClassifierEngine):
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt's pair, special tokens included (the classifier's whole input);
         a prompt that is no pair counts as its messages' texts in one sequence."""
-        if len(prompt.fields) == 2:
-            evidence, statement = prompt.fields
+        if prompt.pair is not None:
+            evidence, statement = prompt.pair
             return len(self._encode(evidence, statement, truncate=False)["input_ids"][0])
         text = "\n".join(m["content"] for m in prompt.messages)
         return len(self._tokenizer(text)["input_ids"])
@@ -131,10 +132,10 @@ class TransformersClassifierEngine(_ClassifierEngine):
         found: list[tuple[float, ...] | Failed] = []
         with torch.inference_mode():
             for prompt in prompts:
-                if len(prompt.fields) != 2:
+                if prompt.pair is None:
                     found.append(Failed(NOT_A_PAIR))
                 else:
-                    inputs = self._encode(*prompt.fields, truncate=True)
+                    inputs = self._encode(*prompt.pair, truncate=True)
                     logits = self._model(**inputs.to(self.options.device)).logits[0].float()
                     p = float(torch.softmax(logits, dim=-1)[self._label])
                     found.append(answer_values(answers, p))
@@ -195,6 +196,7 @@ class VLLMClassifierEngine(_ClassifierEngine):
             fingerprint=manifest.fingerprint,
             dtype=self.options.dtype,
             context_window=self.head.max_length,
+            scorers=manifest.scorers,
             prompt_version=manifest.prompt_version,
         )
 
@@ -203,8 +205,8 @@ class VLLMClassifierEngine(_ClassifierEngine):
         self._llm.llm_engine.engine_core.shutdown()
 
     def prompt_tokens(self, prompt: Prompt) -> int:
-        if len(prompt.fields) == 2:
-            return len(self._ids(*prompt.fields, truncate=False))
+        if prompt.pair is not None:
+            return len(self._ids(*prompt.pair, truncate=False))
         return len(self._tokenizer("\n".join(m["content"] for m in prompt.messages))["input_ids"])
 
     def answer_probabilities(
@@ -213,11 +215,11 @@ class VLLMClassifierEngine(_ClassifierEngine):
         """P(supported label) over the classifier's labels, as the yes answer (no: the rest)."""
         from vllm.inputs import TokensPrompt
 
-        pairs = [i for i, p in enumerate(prompts) if len(p.fields) == 2]
-        inputs = [TokensPrompt(prompt_token_ids=self._ids(*prompts[i].fields)) for i in pairs]
+        pairs = [(i, p.pair) for i, p in enumerate(prompts) if p.pair is not None]
+        inputs = [TokensPrompt(prompt_token_ids=self._ids(*pair)) for _, pair in pairs]
         outputs = self._llm.classify(inputs, use_tqdm=False) if inputs else []
         found: list[tuple[float, ...] | Failed] = [Failed(NOT_A_PAIR)] * len(prompts)
-        for i, output in zip(pairs, outputs, strict=True):
+        for (i, _), output in zip(pairs, outputs, strict=True):
             found[i] = answer_values(answers, float(output.outputs.probs[self._label]))
         if done is not None:
             done(len(prompts))

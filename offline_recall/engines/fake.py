@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from .base import Done, EngineIdentity, Failed, Prompt
+from .base import Done, EngineIdentity, Failed, Prompt, ScorerDefaults
 
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
@@ -48,6 +48,7 @@ class FakeEngine:
         *,
         context_window: int = 2048,
         fingerprint: str = FINGERPRINT,
+        scorers: Mapping[str, ScorerDefaults] | None = None,
         prompt_version: str | None = "v1",
         record_calls: bool = True,
     ) -> None:
@@ -58,6 +59,7 @@ class FakeEngine:
             fingerprint=fingerprint,
             dtype="none",
             context_window=context_window,
+            scorers=dict(scorers or {}),
             prompt_version=prompt_version,
         )
         self._record = record_calls

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ModelError
 from ..paths import cache_root
+from .base import ScorerDefaults
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 _MARKER = "offline-recall.json"
@@ -58,8 +59,13 @@ class Source(_Frozen):
 
 class Decoding(_Frozen):
     greedy: Literal[True] = True
-    max_new_tokens: int = Field(default=512, gt=0, description="Bound on a claim list's tokens")
-    max_claims: int = Field(default=12, gt=0, description="Bound on claims per ground truth")
+    max_new_tokens: int = Field(default=512, gt=0, description="Bound on one generation's tokens")
+    max_claims: int = Field(
+        default=12,
+        gt=0,
+        description="The older spelling of a scorer's `max_items`: the bound on a generated list "
+        "of the scorers that follow the manifest's prompt version",
+    )
 
 
 class AnswerToken(_Frozen):
@@ -103,9 +109,17 @@ class ModelManifest(_Frozen):
     files: tuple[PinnedFile, ...] = Field(min_length=1)
     chat_template: str
     context_window: int = Field(gt=0)
+    scorers: dict[str, ScorerDefaults] = Field(
+        default_factory=dict,
+        description="[scorers.<scorer id>]: the prompt version and list bound each scorer runs "
+        "with on this model (a scorer that shares another's prompts and profiles, as "
+        "faithfulness shares context recall's, reads that one's table)",
+    )
     prompt_version: str | None = Field(
         default=None,
-        description="The context recall prompt set this model is run with; None: the latest",
+        description="The older spelling of a scorer's own prompt version: the default of the "
+        "scorers that follow a manifest's prompt version (those of claims), when they have no "
+        "[scorers] table",
     )
     decoding: Decoding = Decoding()
     threshold: float = Field(

@@ -128,7 +128,7 @@ def fit_profile(
             fold_aurocs.append(float(roc_auc_score(test_labels, test_best)))
 
     _, claim_scores = _group_max(out_of_fold, groups)
-    overlap = np.array([word_overlap(p.context, p.claim) for p in pairs])
+    overlap = np.array([word_overlap(p.context, str(p.claim)) for p in pairs])
     _, claim_overlap = _group_max(overlap, groups)
     overlap_cut = best_threshold(y_claim, claim_overlap)
     checked = CrossValidated(

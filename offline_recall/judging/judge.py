@@ -10,27 +10,31 @@ Probabilities are recorded at a fixed precision, so a verdict never hangs on flo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from ..engines import Engine, Failed, Prompt
 from ..engines.base import Done
 from .profile import MODEL_SIGNAL, JudgeProfile
 from .signals import LEXICAL_SIGNALS, evidence, lexical_signals
 
-Pair = tuple[str, str]
-"""(evidence, statement): a context chunk and a claim."""
+S = TypeVar("S", bound=Hashable)
+
+Pair = tuple[str, S]
+"""(evidence, statement): a context chunk and what it is judged against, a claim (`str`) or a
+typed statement (context precision's question and answer). The word signals read a
+statement's `str()`; the model is asked about it by the scorer's `Question`."""
 
 DECIMALS = 6
 """Probabilities are rounded to this many decimals before any decision is taken on them."""
 
 
 @dataclass(frozen=True)
-class Question:
+class Question(Generic[S]):
     """How the model is asked about a pair: the prompt and the two answer words."""
 
-    prompt: Callable[[str, str], Prompt]
+    prompt: Callable[[str, S], Prompt]
     yes: str
     no: str
 
@@ -43,15 +47,17 @@ class Assessment(NamedTuple):
     model_p_yes: float | None
 
 
-def model_pairs(pairs: Sequence[Pair], evidence_sentences: int | None) -> list[Pair]:
+def model_pairs(pairs: Sequence[Pair[S]], evidence_sentences: int | None) -> list[Pair[S]]:
     """What the model is asked about each pair: the whole evidence or its best sentences."""
     if evidence_sentences is None:
         return list(pairs)
-    return [(evidence(text, statement, evidence_sentences), statement) for text, statement in pairs]
+    return [
+        (evidence(text, str(statement), evidence_sentences), statement) for text, statement in pairs
+    ]
 
 
 def model_p_yes(
-    engine: Engine, question: Question, pairs: Sequence[Pair], *, done: Done | None = None
+    engine: Engine, question: Question[S], pairs: Sequence[Pair[S]], *, done: Done | None = None
 ) -> list[float | Failed]:
     """The model's P(yes) for each pair (renormalised over yes and no), in order."""
     prompts = [question.prompt(text, statement) for text, statement in pairs]
@@ -61,8 +67,8 @@ def model_p_yes(
 
 def signal_values(
     engine: Engine,
-    question: Question,
-    pairs: Sequence[Pair],
+    question: Question[S],
+    pairs: Sequence[Pair[S]],
     *,
     evidence_sentences: int | None,
     with_model: bool = True,
@@ -72,7 +78,7 @@ def signal_values(
     """Every signal a profile may use, for each pair (the model's only if `with_model`);
     `done` is told as the model's answers come (see `Engine.answer_probabilities`)."""
     values: list[dict[str, float] | Failed] = [
-        lexical_signals(text, statement) if with_lexical else {} for text, statement in pairs
+        lexical_signals(text, str(statement)) if with_lexical else {} for text, statement in pairs
     ]
     if with_model and pairs:
         asked = model_p_yes(engine, question, model_pairs(pairs, evidence_sentences), done=done)
@@ -85,10 +91,10 @@ def signal_values(
     return values
 
 
-class Judge:
+class Judge(Generic[S]):
     """Decides pairs on an engine under a profile."""
 
-    def __init__(self, engine: Engine, question: Question, profile: JudgeProfile) -> None:
+    def __init__(self, engine: Engine, question: Question[S], profile: JudgeProfile) -> None:
         self.engine = engine
         self.question = question
         self.profile = profile
@@ -98,7 +104,7 @@ class Judge:
         return self.profile.threshold
 
     def assess(
-        self, pairs: Sequence[Pair], *, done: Done | None = None
+        self, pairs: Sequence[Pair[S]], *, done: Done | None = None
     ) -> list[Assessment | Failed]:
         """Each pair's probability under the profile (and the model's P(yes) if asked).
         `done` is told as pairs are judged."""

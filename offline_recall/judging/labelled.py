@@ -10,7 +10,7 @@ A row that cannot be used is reported with its reason; the others are kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,13 @@ _FALSE = {"0", "false", "no", "not_supported", "unsupported", "not_relevant", "i
 
 @dataclass(frozen=True)
 class LabelledPair:
-    """One (context, claim) pair with the label of its claim; a claim's pairs share a group."""
+    """One (context, claim) pair with the label of its claim; a claim's pairs share a group.
+
+    `claim` is what the context is judged against: a claim, or another scorer's statement
+    (context precision's question and answer)."""
 
     context: str
-    claim: str
+    claim: Hashable
     label: bool
     group: str
 
@@ -60,7 +63,7 @@ def _contexts(value: Any, tabular: bool) -> list[str]:
     return texts
 
 
-Statement = Callable[[Mapping[str, Any]], str]
+Statement = Callable[[Mapping[str, Any]], Hashable]
 """What a labelled record's context is judged against (a claim, or a question and answer);
 raises ValueError, saying why, when the record lacks it."""
 

@@ -6,7 +6,7 @@ from ..scorers import SCORERS
 from .comparison import Comparison, Flip, Pair
 
 LABEL = 15
-"""The width of the labels of the summary lines."""
+"""The least width of the labels of the summary lines (wider when a measure's name is)."""
 
 QUOTED = 80
 """Characters of a chunk quoted in a flip's line."""
@@ -46,10 +46,12 @@ def summary_lines(c: Comparison) -> list[str]:
         )
     unpaired = f", {c.only_a} only in A, {c.only_b} only in B" if c.only_a or c.only_b else ""
     not_scored = f", {c.not_scored_text}" if c.not_scored else ""
+    mean = f"mean {_measure(c)}"
+    width = max(LABEL, len(mean) + 1)
     lines += [
         f"paired by {c.paired_by}: {c.paired} pairs{unpaired}{not_scored}; {c.compared} compared",
         "",
-        f"{'mean ' + _measure(c):<{LABEL}}A {_number(c.mean_a)}   B {_number(c.mean_b)}",
+        f"{mean:<{width}}A {_number(c.mean_a)}   B {_number(c.mean_b)}",
     ]
     if c.diff is not None:
         ci = (
@@ -59,9 +61,9 @@ def summary_lines(c: Comparison) -> list[str]:
             else ""
         )
         lines += [
-            f"{'difference':<{LABEL}}B - A {signed(c.diff)}{ci}",
-            f"{'sign test':<{LABEL}}p = {c.p_value:.4g} (two-sided, ties left out)",
-            f"{'B vs A':<{LABEL}}{c.wins} better, {c.ties} tied, {c.losses} worse",
+            f"{'difference':<{width}}B - A {signed(c.diff)}{ci}",
+            f"{'sign test':<{width}}p = {c.p_value:.4g} (two-sided, ties left out)",
+            f"{'B vs A':<{width}}{c.wins} better, {c.ties} tied, {c.losses} worse",
         ]
     return lines
 

@@ -106,6 +106,8 @@ class ScorerView(_View):
     bars: list[Bar]
     apart: list[Bar]
     """Rows whose 0 is given, not measured (no ground truth, no context), beside the bins."""
+    statuses: list[str]
+    """The statuses besides ok and error the scorer's results may have."""
     prompts: list[str]
     missed: list[Missed]
 
@@ -251,6 +253,7 @@ def scorer_view(
         measure=kind.measure if kind is not None else "score",
         unit=kind.unit if kind is not None else "verdicts",
         positive=kind.positive if kind is not None else "positive",
+        statuses=[s.value for s in (kind.statuses if kind is not None else Status)],
         summary=tally.summary(),
         interval=bootstrap_mean(scores),
         top=top,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 from ..engines import Failed
 from ..errors import ConfigurationError, DatasetError
@@ -33,7 +33,7 @@ class Calibration(NamedTuple):
 class Judged(Protocol):
     """A scorer that judges (context chunk, statement) pairs: every scorer here."""
 
-    judge: Judge
+    judge: Judge[Any]
 
     @property
     def context_budget(self) -> int: ...
@@ -114,7 +114,7 @@ def calibrate(
     )
 
 
-def profile_auroc(judge: Judge, labelled: Sequence[LabelledPair]) -> float | None:
+def profile_auroc(judge: Judge[Any], labelled: Sequence[LabelledPair]) -> float | None:
     """How well `judge` separates the labelled claims (AUROC of each claim's best pair); None
     when a pair cannot be judged or only one label is present."""
     found = judge.assess([(p.context, p.claim) for p in labelled])

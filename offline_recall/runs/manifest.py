@@ -12,7 +12,8 @@ from pydantic import Field
 from ..engines.manifests import PinnedFile, sha256_file
 from ..frozen import Frozen
 from ..scorers import scorer_kind
-from .spec import RunSpec, describe_differences
+from .differences import describe_differences
+from .spec import RunSpec
 
 
 class InputSpec(Frozen):

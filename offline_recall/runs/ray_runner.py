@@ -38,10 +38,11 @@ from ..engines import engine_kind
 from ..errors import ConfigurationError, MissingExtraError, OfflineRecallError
 from ..frozen import Frozen
 from .claim_cache import ClaimCache
+from .differences import installed_versions
 from .results import ItemRecord
 from .runner import score_rows
 from .shard_store import ShardFolder
-from .spec import RunSpec, installed_versions
+from .spec import RunSpec
 from .summary import windows
 
 RAY_INSTALL = "pip install 'offline-recall[ray]'"

@@ -13,7 +13,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from pydantic import Field
@@ -28,6 +27,7 @@ from ..scorers.base import Frozen, Scorer, ScorerSetup
 from ..scorers.build import build_scorer, refuse_judge
 from ..scorers.recall import ID as RECALL
 from ..scorers.setup import resolve_setup
+from .differences import describe_differences, installed_versions
 
 
 class EngineSpec(Frozen):
@@ -239,52 +239,6 @@ def _described(served: dict[str, Any] | None) -> str:
     return ", ".join(f"{k} {v}" for k, v in served.items() if v is not None)
 
 
-DEPTH = 3
-"""Differences are named down to this many dotted parts (a judge profile is one field)."""
-
-
-def dotted_differences(a: Any, b: Any, path: str = "", depth: int = DEPTH) -> list[str]:
-    """The dotted paths at which two JSON values differ, at most `depth` parts deep."""
-    if isinstance(a, dict) and isinstance(b, dict) and depth > 0:
-        out: list[str] = []
-        for key in dict.fromkeys([*a, *b]):
-            where = f"{path}.{key}" if path else str(key)
-            out += dotted_differences(a.get(key), b.get(key), where, depth - 1)
-        return out
-    return [] if a == b else [path]
-
-
-def _at(value: Any, path: str) -> Any:
-    for part in path.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
-
-
-def describe_differences(a: dict[str, Any], b: dict[str, Any], limit: int = 6) -> list[str]:
-    """Each difference of two identities as `path` (with both values when they are short),
-    the first `limit` of them, then how many more."""
-    paths = dotted_differences(a, b)
-    out = []
-    for path in paths[:limit]:
-        va, vb = _at(a, path), _at(b, path)
-        short = all(isinstance(v, str | int | float | bool) or v is None for v in (va, vb))
-        out.append(f"{path} {va} vs {vb}" if short and len(f"{va}{vb}") < 80 else path)
-    if len(paths) > limit:
-        out.append(f"and {len(paths) - limit} more")
-    return out
-
-
-def installed_versions(names: Sequence[str]) -> dict[str, str]:
-    """The installed version of each named distribution that is present."""
-    found: dict[str, str] = {}
-    for name in names:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return found
-
-
 def resolve_spec(
     model: str = DEFAULT_MODEL,
     *,
@@ -345,6 +299,7 @@ def resolve_spec(
         resolved = resolve_setup(
             scorer,
             fingerprint=judge_fingerprint,
+            scorers=manifest.scorers,
             manifest_prompt_version=manifest.prompt_version,
             threshold=judge_manifest.threshold,
             decoding=manifest.decoding,

@@ -12,11 +12,11 @@ from ..data.dataset import open_dataset
 from ..engines import engine_kind
 from ..engines.manifests import sha256_file
 from ..errors import ConfigurationError, DatasetError
+from .differences import installed_versions
 from .manifest import RunManifest
 from .results import ItemRecord, as_json_line, read_results
 from .runner import RunProgress, score_rows, watch
 from .shard_store import ShardFolder
-from .spec import installed_versions
 from .store import RunStore, default_store_path, manifest_path
 from .summary import windows
 

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..frozen import Frozen as Frozen
 from ..judging.profile import JudgeProfile
 from . import prompting
-
-if TYPE_CHECKING:
-    pass
 
 
 class Status(StrEnum):
@@ -135,8 +132,10 @@ class ScorerKind:
     """What a positive verdict is called: "supported"."""
     prompts: str
     """The package holding its prompt sets, one `<version>.toml` each."""
-    labelled_statement: Callable[[Mapping[str, Any]], str]
+    labelled_statement: Callable[[Mapping[str, Any]], Hashable]
     """What a labelled row's context is judged against, for calibration (see labelled.py)."""
+    statuses: tuple[Status, ...]
+    """The statuses its results may have besides ok and error, as summaries list them."""
     separate_judge: bool = False
     """Whether it judges claims against the context: a second model (a fine-tuned verifier)
     may then judge while the first extracts, and a model's own judge prompt is asked."""

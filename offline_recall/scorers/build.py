@@ -85,6 +85,7 @@ def create_scorer(
     resolved = resolve_setup(
         kind,
         fingerprint=identity.fingerprint,
+        scorers=built.identity.scorers,
         manifest_prompt_version=built.identity.prompt_version,
         threshold=judging.threshold if judging is not None else 0.5,
         decoding=manifest.decoding if manifest is not None else None,

@@ -33,7 +33,7 @@ class JudgedUnit(Hashable, Protocol):
     a chunk against a question and its answer); `pair` is what the judge reads."""
 
     @property
-    def pair(self) -> Pair: ...
+    def pair(self) -> Pair[Any]: ...
 
 
 T = TypeVar("T")
@@ -60,7 +60,7 @@ class Pipeline(Generic[T, U, R]):
         engine: Engine,
         options: ContextOptions | None,
         setup: ScorerSetup,
-        question: Question,
+        question: Question[Any],
         *,
         judge: Engine | None = None,
     ) -> None:
@@ -72,7 +72,7 @@ class Pipeline(Generic[T, U, R]):
         self.progress: Progress | None = None
         self.judge = Judge(self.judge_engine, question, setup.judge_profile)
         # Identical pairs are sent to the judge once.
-        self._verdicts: Memo[Pair, Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
+        self._verdicts: Memo[Pair[Any], Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
 
     # What a scorer declares ---------------------------------------------------------------
 
@@ -88,7 +88,7 @@ class Pipeline(Generic[T, U, R]):
         """The item's judged units, in the order they are sent to the judge."""
         raise NotImplementedError
 
-    def aggregate(self, item: T, assessed: Mapping[Pair, Assessment]) -> R:
+    def aggregate(self, item: T, assessed: Mapping[Pair[Any], Assessment]) -> R:
         """The item's result from its units' verdicts (every one of them judged)."""
         raise NotImplementedError
 
@@ -111,7 +111,7 @@ class Pipeline(Generic[T, U, R]):
     def scale(self) -> float:
         return self.setup.scale or 1.0
 
-    def assess(self, pairs: Sequence[Pair]) -> list[Assessment | Failed]:
+    def assess(self, pairs: Sequence[Pair[Any]]) -> list[Assessment | Failed]:
         """Each (evidence, statement) pair judged exactly as the scorer judges it."""
         found = self._verdicts.lookup(list(dict.fromkeys(pairs)), self.judge.assess)
         return [found[pair] for pair in pairs]
@@ -159,7 +159,7 @@ class Pipeline(Generic[T, U, R]):
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
 
-    def _judge(self, pairs: list[Pair]) -> list[Assessment | Failed]:
+    def _judge(self, pairs: list[Pair[Any]]) -> list[Assessment | Failed]:
         return self.judge.assess(pairs, done=stage(self.progress, self.judged, len(pairs)))
 
     def _score_batch(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> list[R]:

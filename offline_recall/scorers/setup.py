@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
+from ..engines.base import ScorerDefaults
 from ..engines.manifests import Decoding
 from ..judging.profile import FoundProfile, JudgeProfile, ProfileOrigin, find_profile
 from .base import ScorerKind, ScorerSetup
@@ -18,6 +20,7 @@ def resolve_setup(
     kind: ScorerKind,
     *,
     fingerprint: str,
+    scorers: Mapping[str, ScorerDefaults],
     manifest_prompt_version: str | None,
     threshold: float,
     decoding: Decoding | None = None,
@@ -26,9 +29,17 @@ def resolve_setup(
     profile: JudgeProfile | None = None,
 ) -> ResolvedSetup:
     """What decides `kind`'s results on a model: the prompt version asked for (else the one
-    the model's manifest names, else the scorer's latest) and the profile given (else the
-    user's calibrated one, else the shipped one, else the manifest's plain threshold)."""
-    version = prompt_version or kind.default_prompt_version(manifest_prompt_version)
+    the model's manifest names for the scorer, else the scorer's latest), the list bound the
+    manifest names, and the profile given (else the user's calibrated one, else the shipped
+    one, else the manifest's plain threshold).
+
+    `scorers` are the manifest's `[scorers.<id>]` tables: the scorer's own, else that of the
+    scorer whose prompts and profiles it shares; `manifest_prompt_version` and `decoding`'s
+    `max_claims` are their older spellings, read when the table does not say."""
+    own = scorers.get(kind.id) or scorers.get(kind.profile_id) or ScorerDefaults()
+    version = (
+        prompt_version or own.prompt_version or kind.default_prompt_version(manifest_prompt_version)
+    )
     if version not in kind.prompt_versions():
         kind.prompt_file(version)  # raises, naming the known versions
     found = (
@@ -42,6 +53,6 @@ def resolve_setup(
         prompt_version=version,
         judge_profile=found.profile,
         max_new_tokens=decoding.max_new_tokens,
-        max_items=decoding.max_claims,
+        max_items=own.max_items or decoding.max_claims,
     )
     return ResolvedSetup(setup, found)

@@ -13,7 +13,7 @@ from ...engines import Engine
 from ...engines.manifests import DEFAULT_MODEL, ModelManifest
 from ...judging.labelled import claim_statement
 from ...judging.profile import JudgeProfile
-from ..base import ScorerKind
+from ..base import ScorerKind, Status
 from ..build import create_scorer
 from ..context import ContextOptions
 from ..recall import ID as RECALL
@@ -35,6 +35,7 @@ KIND = ScorerKind(
     positive="supported",
     prompts=recall_prompts.__name__,
     labelled_statement=claim_statement,
+    statuses=(Status.NO_CLAIMS, Status.NO_CONTEXT),
     separate_judge=True,
     follows_manifest=True,
     profile_scorer=RECALL,

@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 from ...engines import Engine
 from ...engines.manifests import DEFAULT_MODEL, ModelManifest
 from ...judging.profile import JudgeProfile
-from ..base import ScorerKind
+from ..base import ScorerKind, Status
 from ..build import create_scorer
 from ..context import ContextOptions
 from . import prompts
-from .prompts import target
+from .prompts import Target, target
 from .result import ChunkVerdict, PrecisionResult
 from .score import average_precision
 from .scorer import ID, ContextPrecisionScorer
@@ -29,7 +29,7 @@ class ContextPrecisionOptions(ContextOptions):
     metric: ClassVar[str] = "context precision"
 
 
-def _labelled_statement(record: Mapping[str, Any]) -> str:
+def _labelled_statement(record: Mapping[str, Any]) -> Target:
     """A labelled precision row's statement: its question (optional) and answer."""
     answer, question = record.get("answer"), record.get("question")
     if not isinstance(answer, str) or not answer.strip():
@@ -46,6 +46,7 @@ KIND = ScorerKind(
     positive="relevant",
     prompts=prompts.__name__,
     labelled_statement=_labelled_statement,
+    statuses=(Status.NO_GROUND_TRUTH, Status.NO_CONTEXT),
 )
 
 

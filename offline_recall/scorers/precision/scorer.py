@@ -13,7 +13,7 @@ from ...text import pack
 from ..base import NO_CONTEXT_REASON, ScorerRun, ScorerSetup, Status
 from ..context import ContextOptions, answer_text, context_texts, ground_truth_text, question_text
 from ..pipeline import Pipeline
-from .prompts import PromptSet, load_prompts, target
+from .prompts import PromptSet, Target, load_prompts, target
 from .result import ChunkVerdict, PrecisionResult
 from .score import NO_ANSWER_REASON, explain, precision_score
 
@@ -31,12 +31,12 @@ class RelevanceUnit:
 
     chunk_index: int
     piece: str
-    statement: str
-    """The question (if any) and the expected answer, as `prompts.target` writes them."""
+    target: Target
+    """The question (if any) and the expected answer."""
 
     @property
-    def pair(self) -> Pair:
-        return (self.piece, self.statement)
+    def pair(self) -> Pair[Target]:
+        return (self.piece, self.target)
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class RelevanceItem:
     """A run made ready for the model: what its chunks are judged against, and each chunk's
     pieces that fit the model (none for a blank chunk)."""
 
-    statement: str
+    target: Target
     pieces: list[list[str]]
 
 
@@ -88,10 +88,10 @@ class ContextPrecisionScorer(Pipeline[RelevanceItem, RelevanceUnit, PrecisionRes
         """Tokens one chunk may take beside an empty question and answer."""
         return self.budget(target("", ""))
 
-    def budget(self, statement: str) -> int:
+    def budget(self, against: Target) -> int:
         """Tokens one chunk may take beside this question and answer, leaving room for the
         one-token verdict; a longer chunk is cut into pieces, and is relevant if a piece is."""
-        around = self.judge_engine.prompt_tokens(self.prompts.judge_prompt("", statement))
+        around = self.judge_engine.prompt_tokens(self.prompts.judge_prompt("", against))
         return max(2, self.judge_engine.identity.context_window - around - 1)
 
     def prepare(self, run: ScorerRun) -> RelevanceItem | PrecisionResult:
@@ -101,25 +101,25 @@ class ContextPrecisionScorer(Pipeline[RelevanceItem, RelevanceUnit, PrecisionRes
         chunks = context_texts(self.options, run)
         if not any(c.strip() for c in chunks):  # nothing to judge: no model call
             return self.result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
-        statement = target(question_text(run.input), answer)
-        budget, count = self.budget(statement), self.judge_engine.count_tokens
+        against = target(question_text(run.input), answer)
+        budget, count = self.budget(against), self.judge_engine.count_tokens
         return RelevanceItem(
-            statement=statement,
+            target=against,
             pieces=[pack(c, budget, count) if c.strip() else [] for c in chunks],
         )
 
     def units(self, item: RelevanceItem) -> list[RelevanceUnit]:
         return [
-            RelevanceUnit(index, piece, item.statement)
+            RelevanceUnit(index, piece, item.target)
             for index, pieces in enumerate(item.pieces)
             for piece in pieces
         ]
 
     def aggregate(
-        self, item: RelevanceItem, assessed: Mapping[Pair, Assessment]
+        self, item: RelevanceItem, assessed: Mapping[Pair[Target], Assessment]
     ) -> PrecisionResult:
         verdicts = [
-            self._verdict(index, [assessed[(piece, item.statement)] for piece in pieces])
+            self._verdict(index, [assessed[(piece, item.target)] for piece in pieces])
             for index, pieces in enumerate(item.pieces)
         ]
         score = precision_score(verdicts, self.scale)

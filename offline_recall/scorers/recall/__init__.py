@@ -12,7 +12,7 @@ from ...engines import Engine
 from ...engines.manifests import DEFAULT_MODEL, ModelManifest
 from ...judging.labelled import claim_statement
 from ...judging.profile import JudgeProfile
-from ..base import ScorerKind
+from ..base import ScorerKind, Status
 from ..build import create_scorer
 from ..context import ContextOptions
 from . import prompts
@@ -33,6 +33,7 @@ KIND = ScorerKind(
     positive="supported",
     prompts=prompts.__name__,
     labelled_statement=claim_statement,
+    statuses=(Status.NO_GROUND_TRUTH, Status.NO_CLAIMS, Status.NO_CONTEXT),
     separate_judge=True,
     follows_manifest=True,
 )

@@ -31,7 +31,7 @@ class ClaimUnit:
     claim: str
 
     @property
-    def pair(self) -> Pair:
+    def pair(self) -> Pair[str]:
         return (self.chunk.text, self.claim)
 
 
@@ -157,12 +157,12 @@ class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
     def units(self, item: ClaimItem) -> list[ClaimUnit]:
         return [ClaimUnit(chunk, claim) for chunk in item.chunks for claim in item.claims]
 
-    def aggregate(self, item: ClaimItem, assessed: Mapping[Pair, Assessment]) -> R:
+    def aggregate(self, item: ClaimItem, assessed: Mapping[Pair[str], Assessment]) -> R:
         verdicts = [self._verdict(c, item.chunks, assessed) for c in item.claims]
         return self.conclude(verdicts) if verdicts else self.no_claims()
 
     def _verdict(
-        self, claim: str, chunks: list[Chunk], assessed: Mapping[Pair, Assessment]
+        self, claim: str, chunks: list[Chunk], assessed: Mapping[Pair[str], Assessment]
     ) -> ClaimVerdict:
         """The claim's best chunk decides: supported if its probability clears the threshold."""
         scored = [(chunk, assessed[(chunk.text, claim)]) for chunk in chunks]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from string import Template
 
@@ -12,20 +13,21 @@ TAGS = ("question", "answer", "passage")
 """The delimiters of the relevance prompt; texts are fenced so they cannot close them."""
 
 
-SEPARATOR = "\x1f"
-"""Between the question and the answer in a statement: a control character, which no cleaned
-text holds, and which word-based signals pass over."""
+@dataclass(frozen=True)
+class Target:
+    """What a chunk is judged against, the statement of a judged pair: the question (when the
+    run has one) and the expected answer."""
+
+    question: str | None
+    answer: str
+
+    def __str__(self) -> str:
+        """The text the judge's word signals read: the question's words and the answer's."""
+        return f"{self.question or ''}\n{self.answer}"
 
 
-def target(question: str | None, answer: str) -> str:
-    """What a chunk is judged against, the "statement" of a judged pair: the question (when
-    the run has one) and the expected answer."""
-    return f"{question or ''}{SEPARATOR}{answer}"
-
-
-def _parts(statement: str) -> tuple[str, str]:
-    question, _, answer = statement.partition(SEPARATOR)
-    return question, answer
+def target(question: str | None, answer: str) -> Target:
+    return Target(question, answer)
 
 
 RelevancePrompt = prompting.YesNoPrompt
@@ -44,23 +46,24 @@ class PromptSet(prompting.VersionedPrompts):
             chunk=prompting.fenced(chunk, TAGS),
         )
 
-    def judge_messages(self, chunk: str, statement: str) -> list[Message]:
+    def judge_messages(self, chunk: str, target: Target) -> list[Message]:
         """Chat messages asking whether `chunk` helps arrive at the expected answer."""
-        question, answer = _parts(statement)
+        question, answer = target.question or "", target.answer
         return [
             {"role": "system", "content": self.judge.system},
             {"role": "user", "content": self._fill(self.judge.user, question, answer, chunk)},
         ]
 
-    def judge_prompt(self, chunk: str, statement: str) -> Prompt:
+    def judge_prompt(self, chunk: str, target: Target) -> Prompt:
         """The yes/no prompt for one chunk; its question-and-answer head is shared by all the
         chunks retrieved for that question."""
-        question, answer = _parts(statement)
+        question, answer = target.question or "", target.answer
         head = self._fill(self.judge.user.split("$chunk")[0], question, answer, "")
         return Prompt(
-            messages=tuple(self.judge_messages(chunk, statement)),
+            messages=tuple(self.judge_messages(chunk, target)),
             shared=head,
-            fields=(chunk, f"{question}\n{answer}"),
+            pair=(chunk, str(target)),
+            fields=(chunk, str(target)),
         )
 
 

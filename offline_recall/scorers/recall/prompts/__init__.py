@@ -118,6 +118,7 @@ class PromptSet(prompting.VersionedPrompts):
         return Prompt(
             messages=tuple(self.judge_messages(context, claim)),
             shared=head,
+            pair=(context, claim),
             fields=(context, claim),
         )
 
