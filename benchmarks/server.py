@@ -1,19 +1,24 @@
 """The server engine against the in-process vLLM engine, on the same items and pairs.
 
     python benchmarks/server.py [--items 24] [--concurrency 64] [--data ROSE_E2E.jsonl]
+                                [--dtype bfloat16|float32]
 
 The items and pairs are those of `benchmarks/throughput.py`: RoSE end-to-end dev items (seed
 7), the claims extracted once by the vLLM engine and every (context, claim) pair judged with
 the scorer's yes/no question about the whole context. Each mode runs in its own process, one
 after the other:
 
-  vllm    the in-process vLLM engine (bfloat16, prefix caching, block size 32, both cores)
+  vllm    the in-process vLLM engine (--dtype, prefix caching, block size 32, both cores)
   server  the openai engine against vLLM's OpenAI server on loopback, started here with the
           same settings; its Prometheus counters give requests, tokens and prefix-cache hits
 
-Reported: extraction and verdict seconds, items/s, verdicts/s, the server's verdict stage as a
-share of the in-process one's speed, requests and prompt/completion tokens per item, and the
-server's prefix-cache hit rate over the verdict stage.
+Reported: engine start, extraction and verdict seconds, items/s, verdicts/s, the server's
+verdict stage as a share of the in-process one's speed, requests and prompt/completion tokens
+per item, the server's prefix-cache hit rate, and each stage's per-request profile on the
+server: the server's own histograms of a request's time queued, in prefill, in decode and end
+to end (their sums over the stage, per request), and the requests in flight at the server on
+average (Little's law: the requests' summed end-to-end time over the stage's wall time; below
+the client's concurrency, the client does not keep the server fed).
 """
 
 from __future__ import annotations
@@ -43,6 +48,10 @@ COUNTERS = {
     "vllm:generation_tokens_total": "completion_tokens",
     "vllm:prefix_cache_queries_total": "cache_queries",
     "vllm:prefix_cache_hits_total": "cache_hits",
+    "vllm:request_queue_time_seconds_sum": "queue_s",
+    "vllm:request_prefill_time_seconds_sum": "prefill_s",
+    "vllm:request_decode_time_seconds_sum": "decode_s",
+    "vllm:e2e_request_latency_seconds_sum": "e2e_s",
 }
 
 
@@ -61,11 +70,13 @@ def counters(url: str) -> dict[str, float]:
 def worker(mode: str, job: Path, out: Path) -> None:
     """One mode: extract the items' claims, then judge the job's pairs, each stage timed."""
     work = json.loads(job.read_text())
-    options = {"base_url": work["url"], "concurrency": work["concurrency"]}
     on_server = mode == "server"
-    spec = resolve_spec(
-        engine="openai" if on_server else "vllm", engine_options=options if on_server else None
+    options = (
+        {"base_url": work["url"], "concurrency": work["concurrency"]}
+        if on_server
+        else {"dtype": work["dtype"]}
     )
+    spec = resolve_spec(engine="openai" if on_server else "vllm", engine_options=options)
     started = time.perf_counter()
     scoring = spec.build()
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
@@ -122,6 +133,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=24)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--data", type=Path, default=ROSE)
+    parser.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -138,13 +150,14 @@ def main() -> None:
         "pairs": [],
         "url": "",
         "concurrency": args.concurrency,
+        "dtype": args.dtype,
     }
     local = run("vllm", work)
     work["pairs"] = local["pairs"]  # the server judges exactly these pairs
     manifest = load_manifest()
     log = Path(tempfile.mkdtemp()) / "server.log"
     started = time.perf_counter()
-    server = vllm_server(model_dir(manifest), manifest.context_window, log).start()
+    server = vllm_server(model_dir(manifest), manifest.context_window, log, args.dtype).start()
     server_start_s = time.perf_counter() - started
     try:
         work["url"] = server.url
@@ -155,7 +168,10 @@ def main() -> None:
     n, v = len(items), len(local["pairs"])
     same = sum(a == b for a, b in zip(local["claims"], served["claims"], strict=True))
     diff = max(abs(a - b) for a, b in zip(local["p_yes"], served["p_yes"], strict=True))
-    print(f"{n} items, {v} verdicts; claims identical for {same}/{n} items")
+    print(
+        f"{n} items, {v} verdicts; claims identical for {same}/{n} items; dtype {args.dtype}; "
+        f"concurrency {args.concurrency}; load average {os.getloadavg()[0]:.1f} at the end"
+    )
     print(f"max |P(yes) server - engine| = {diff:.1e}; server start {server_start_s:.0f} s")
     print("| mode | start s | extract s | judge s | items/s | verdicts/s |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -180,6 +196,20 @@ def main() -> None:
         print(
             f"prefix cache, {name}: {hit:.0%} of {queries:.0f} prompt tokens found "
             f"({stage['requests']:.0f} requests)"
+        )
+    print()
+    print("Server path, per request (ms), from the server's histograms:")
+    head = "| stage | requests | wall s | mean in flight | queued | prefill | decode | end to end |"
+    print(head)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, wall in (("extraction", served["extract_s"]), ("verdicts", served["judge_s"])):
+        stage = stages[name]
+        requests = stage["requests"] or 1.0
+        ms = {k: 1000 * stage[k] / requests for k in ("queue_s", "prefill_s", "decode_s", "e2e_s")}
+        print(
+            f"| {name} | {stage['requests']:.0f} | {wall:.1f} | {stage['e2e_s'] / wall:.1f} | "
+            f"{ms['queue_s']:.0f} | {ms['prefill_s']:.0f} | {ms['decode_s']:.0f} | "
+            f"{ms['e2e_s']:.0f} |"
         )
 
 

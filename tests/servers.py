@@ -88,7 +88,9 @@ class ServerProcess:
             self.kill()
 
 
-def vllm_server(folder: Path, context_window: int, log: Path) -> ServerProcess:
+def vllm_server(
+    folder: Path, context_window: int, log: Path, dtype: str = "bfloat16"
+) -> ServerProcess:
     """vLLM's OpenAI server for a model folder, set up as the vLLM engine runs on CPU."""
     cpus = sorted(os.sched_getaffinity(0))
     port = free_port()
@@ -103,7 +105,7 @@ def vllm_server(folder: Path, context_window: int, log: Path) -> ServerProcess:
         "--port",
         str(port),
         "--dtype",
-        "bfloat16",
+        dtype,
         "--max-model-len",
         str(context_window),
         "--block-size",
