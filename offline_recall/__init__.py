@@ -10,9 +10,10 @@ from ._version import __version__
 from .data.dataset import Dataset, Row, RowError, open_dataset
 from .engines import ENGINES, Engine, EngineIdentity, Failed, FakeEngine, Prompt, create_engine
 from .engines.chat import ChatTemplate
-from .engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest, model_dir
+from .engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
 from .engines.transformers import TransformersEngine
 from .engines.vllm import VLLMEngine
+from .engines.weights import model_dir
 from .errors import (
     ConfigurationError,
     DatasetError,

@@ -21,7 +21,7 @@ from offline_recall import (
     load_manifest,
 )
 from offline_recall.cli import main
-from offline_recall.engines.manifests import cached_dir
+from offline_recall.engines.weights import cached_dir
 from offline_recall.scorers.recall.claims import claim_list_type
 from offline_recall.scorers.recall.prompts import load_prompts
 

@@ -32,7 +32,8 @@ from offline_recall import (
 )
 from offline_recall.cli import main
 from offline_recall.engines.chat import ChatTemplate
-from offline_recall.engines.manifests import ModelManifest, WeightsState, weights_state
+from offline_recall.engines.manifests import ModelManifest
+from offline_recall.engines.weights import WeightsState, weights_state
 from offline_recall.scorers.recall.claims import claim_list_type, parse_claims
 from offline_recall.scorers.recall.prompts import load_prompts
 

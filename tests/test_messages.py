@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from offline_recall import Engine
 from offline_recall.cli import main
 from offline_recall.engines.base import Prompt
-from offline_recall.engines.manifests import WeightsState
+from offline_recall.engines.weights import WeightsState
 
 ROOT = Path(__file__).resolve().parents[1]
 models_cli = importlib.import_module("offline_recall.cli.models")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from offline_recall import ModelError, load_manifest
-from offline_recall.engines.manifests import (
+from offline_recall.engines.manifests import bundled_manifests
+from offline_recall.engines.weights import (
     WeightsState,
     _cache_is_intact,
-    bundled_manifests,
     sha256_file,
     source_dir,
     verified_source,

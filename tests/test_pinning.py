@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from offline_recall import load_manifest
 from offline_recall.cli import main
-from offline_recall.engines.manifests import WeightsState, weights_state
 from offline_recall.engines.pinning import context_window
+from offline_recall.engines.weights import WeightsState, weights_state
 
 
 def model_folder(tiny: dict[str, Path], tmp_path: Path) -> Path:

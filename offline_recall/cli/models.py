@@ -11,18 +11,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ..engines.manifests import (
-    DEFAULT_MODEL,
-    ModelManifest,
-    WeightsState,
-    bundled_manifests,
-    cached_dir,
-    install_weights,
-    load_manifest,
-    model_dir,
-    weights_state,
-)
+from ..engines.manifests import DEFAULT_MODEL, ModelManifest, bundled_manifests, load_manifest
 from ..engines.pinning import PairOrder, pin_folder
+from ..engines.weights import WeightsState, cached_dir, install_weights, model_dir, weights_state
 from ..errors import OfflineRecallError
 
 

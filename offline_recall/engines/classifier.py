@@ -18,8 +18,9 @@ from pydantic import BaseModel
 
 from ..errors import MissingExtraError, ModelError
 from .base import Done, EngineIdentity, Failed, Prompt
-from .manifests import ModelManifest, model_dir, quiet_loading
+from .manifests import ModelManifest
 from .transformers import TransformersOptions
+from .weights import model_dir, quiet_loading
 
 NO_TEXT = "a classifier verifier writes no text: name a chat model for claim extraction"
 NOT_A_PAIR = "a classifier judges (evidence, statement) pairs; this prompt is not one"

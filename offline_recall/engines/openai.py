@@ -23,9 +23,10 @@ from ..errors import ConfigurationError
 from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .dialects import DIALECTS, Dialect, Fields
-from .manifests import ModelManifest, model_dir
+from .manifests import ModelManifest
 from .served import Check, ServedModel, inspect_served
 from .server import Server
+from .weights import model_dir
 
 PROBE_JSON = '{"probe":"ok"}'
 """The only text the probe's schema allows: no model says it of itself when asked to say hello."""

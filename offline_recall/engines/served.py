@@ -20,8 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigurationError
-from .manifests import _MARKER, ModelManifest, cached_dir, sha256_file, source_dir
+from .manifests import ModelManifest
 from .server import Server
+from .weights import _MARKER, cached_dir, sha256_file, source_dir
 
 Check = Literal["files", "none"]
 

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import MissingExtraError
 from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
-from .manifests import ModelManifest, model_dir, quiet_loading
+from .manifests import ModelManifest
+from .weights import model_dir, quiet_loading
 
 if TYPE_CHECKING:
     import torch

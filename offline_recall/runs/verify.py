@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from .._version import __version__
 from ..data.dataset import open_dataset
 from ..engines import engine_kind
-from ..engines.manifests import sha256_file
+from ..engines.weights import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from .differences import installed_versions
 from .manifest import RunManifest
