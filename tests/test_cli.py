@@ -192,6 +192,7 @@ def test_models_list_shows_the_embedded_model_verified() -> None:
     assert result.exit_code == 0, result.output
     assert "smollm2-135m-instruct" in result.output
     assert "verified" in result.output
+    assert "context-recall-scorer: prompts v4, at most 12 per list" in result.output
 
 
 def test_scorers_given_repeated_or_comma_separated_run_alike(tmp_path: Path) -> None:

@@ -56,11 +56,15 @@ def list_models(manifests: tuple[Path, ...]) -> None:
 
 def model_notes(manifest: ModelManifest, state: WeightsState) -> list[str]:
     """What the table has no room for: how prompts are rendered, how yes and no are read,
-    and where the weights are or how to install them."""
+    each scorer's defaults, and where the weights are or how to install them."""
     lines = []
     rendering = family_text(manifest).split("; ")[1:]
     if rendering:
         lines.append(f"rendering: {'; '.join(rendering)}")
+    for scorer, defaults in manifest.scorers.items():
+        said = [f"prompts {defaults.prompt_version}"] if defaults.prompt_version else []
+        said += [f"at most {defaults.max_items} per list"] if defaults.max_items else []
+        lines.append(f"{scorer}: {', '.join(said) or 'its own defaults'}")
     if manifest.answers is not None and manifest.classifier is None:
         lines += [f"tokens summed for {part}" for part in answers_text(manifest).split("; ")]
     else:
