@@ -25,7 +25,7 @@ from offline_recall import (
     threshold_profile,
 )
 from offline_recall.cli import main
-from offline_recall.scorers.precision import PrecisionResult, average_precision, target
+from offline_recall.scorers.precision import PrecisionResult, Target, average_precision
 
 from .conftest import EXAMPLE, RECALL
 
@@ -176,7 +176,7 @@ def test_a_failed_verdict_fails_only_its_run() -> None:
 
 def test_the_chunks_of_one_question_share_its_head() -> None:
     prompts = scorer(FakeEngine()).prompts
-    first, second = (prompts.judge_prompt(c, target(QUESTION, ANSWER)) for c in CHUNKS[:2])
+    first, second = (prompts.judge_prompt(c, Target(QUESTION, ANSWER)) for c in CHUNKS[:2])
     assert first.shared == second.shared and QUESTION in first.shared and ANSWER in first.shared
     assert first.messages[-1]["content"].startswith(first.shared)
     assert CHUNKS[0] not in first.shared
@@ -192,7 +192,7 @@ def test_a_chunk_is_judged_against_a_typed_question_and_answer() -> None:
     assert (unit.target.question, unit.target.answer) == (QUESTION, ANSWER)
     prompt = s.prompts.judge_prompt(unit.piece, unit.target)
     assert prompt.pair == (CHUNKS[0], f"{QUESTION}\n{ANSWER}")
-    unasked = s.prompts.judge_prompt(unit.piece, target(None, ANSWER))
+    unasked = s.prompts.judge_prompt(unit.piece, Target(None, ANSWER))
     assert "(none given)" in unasked.messages[-1]["content"]
 
 

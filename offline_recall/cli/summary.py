@@ -44,19 +44,19 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", no_wrap=True)  # a fingerprint is read whole, never cut
     counts = summary.by_status
-    given = {
-        Status.NO_GROUND_TRUTH: ("no ground truth", True),
-        Status.NO_CLAIMS: (f"no {kind.unit}", counts[Status.NO_CLAIMS] > 0),  # as in the report
-        Status.NO_CONTEXT: ("no context", True),
+    labels = {
+        Status.NO_GROUND_TRUTH: "no ground truth",
+        Status.NO_CLAIMS: f"no {kind.unit}",
+        Status.NO_CONTEXT: "no context",
     }
     rows = [
         (f"mean {kind.measure}", _mean(summary)),
         ("items", str(summary.items)),
         ("ok", str(counts[Status.OK])),
         *(
-            (label, str(counts[status]))
-            for status, (label, shown) in given.items()
-            if shown and status in kind.statuses
+            (labels[status], str(counts[status]))
+            for status in kind.statuses
+            if status is not Status.NO_CLAIMS or counts[status]  # only when some, as in the report
         ),
         ("failed", str(summary.failed)),
         (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),

@@ -118,14 +118,7 @@ class PinnedEngine:
 
     def __init__(self, name: str, manifest: ModelManifest, chat: ChatTemplate, dtype: str) -> None:
         self.chat = chat
-        self._identity = EngineIdentity(
-            engine=name,
-            fingerprint=manifest.fingerprint,
-            dtype=dtype,
-            context_window=manifest.context_window,
-            scorers=manifest.scorers,
-            prompt_version=manifest.prompt_version,
-        )
+        self._identity = manifest.engine_identity(name, dtype)
 
     @property
     def identity(self) -> EngineIdentity:

@@ -103,13 +103,8 @@ class TransformersClassifierEngine(_ClassifierEngine):
                 f"it has {', '.join(labels)}"
             )
         self._label = labels[self.head.supported_label]
-        self._identity = EngineIdentity(
-            engine="transformers",
-            fingerprint=manifest.fingerprint,
-            dtype=self.options.dtype,
-            context_window=self.head.max_length,
-            scorers=manifest.scorers,
-            prompt_version=manifest.prompt_version,
+        self._identity = manifest.engine_identity(
+            "transformers", self.options.dtype, self.head.max_length
         )
 
     def close(self) -> None:
@@ -192,14 +187,7 @@ class VLLMClassifierEngine(_ClassifierEngine):
         if self.head.supported_label not in labels:
             raise ModelError(f"{manifest.name} has no label {self.head.supported_label!r}")
         self._label = labels[self.head.supported_label]
-        self._identity = EngineIdentity(
-            engine="vllm",
-            fingerprint=manifest.fingerprint,
-            dtype=self.options.dtype,
-            context_window=self.head.max_length,
-            scorers=manifest.scorers,
-            prompt_version=manifest.prompt_version,
-        )
+        self._identity = manifest.engine_identity("vllm", self.options.dtype, self.head.max_length)
 
     def close(self) -> None:
         """Stop the engine's processes now rather than when the interpreter exits."""

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ModelError
-from .base import ScorerDefaults
+from .base import EngineIdentity, ScorerDefaults
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 
@@ -161,6 +161,21 @@ class ModelManifest(_Frozen):
         if rendering:
             h.update(json.dumps(rendering, sort_keys=True).encode())
         return f"{self.name}@{h.hexdigest()[:16]}"
+
+    def engine_identity(
+        self, engine: str, dtype: str, context_window: int | None = None
+    ) -> EngineIdentity:
+        """What an engine running this model is: its fingerprint and window (`context_window`
+        when the engine's is not the manifest's, as a classifier head's), and the scorers'
+        defaults the manifest names, for scorers built on the engine."""
+        return EngineIdentity(
+            engine=engine,
+            fingerprint=self.fingerprint,
+            dtype=dtype,
+            context_window=context_window or self.context_window,
+            scorers=self.scorers,
+            prompt_version=self.prompt_version,
+        )
 
     def judge_prompt_text(self) -> str | None:
         """The text of the judge prompt file the manifest names (None if it names none)."""

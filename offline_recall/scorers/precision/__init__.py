@@ -17,7 +17,7 @@ from ..base import ScorerKind, Status
 from ..build import create_scorer
 from ..context import ContextOptions
 from . import prompts
-from .prompts import Target, target
+from .prompts import Target
 from .result import ChunkVerdict, PrecisionResult
 from .score import average_precision
 from .scorer import ID, ContextPrecisionScorer
@@ -36,7 +36,7 @@ def _labelled_statement(record: Mapping[str, Any]) -> Target:
         raise ValueError("answer must be a non-empty string")
     if question is not None and not isinstance(question, str):
         raise ValueError("question must be a string")
-    return target(question, answer)
+    return Target(question, answer)
 
 
 KIND = ScorerKind(
@@ -89,7 +89,7 @@ __all__ = [
     "ContextPrecisionOptions",
     "ContextPrecisionScorer",
     "PrecisionResult",
+    "Target",
     "average_precision",
     "create_context_precision_scorer",
-    "target",
 ]

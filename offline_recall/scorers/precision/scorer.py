@@ -13,7 +13,7 @@ from ...text import pack
 from ..base import NO_CONTEXT_REASON, ScorerRun, ScorerSetup, Status
 from ..context import ContextOptions, answer_text, context_texts, ground_truth_text, question_text
 from ..pipeline import Pipeline
-from .prompts import PromptSet, Target, load_prompts, target
+from .prompts import PromptSet, Target, load_prompts
 from .result import ChunkVerdict, PrecisionResult
 from .score import NO_ANSWER_REASON, explain, precision_score
 
@@ -86,7 +86,7 @@ class ContextPrecisionScorer(Pipeline[RelevanceItem, RelevanceUnit, PrecisionRes
     @cached_property
     def context_budget(self) -> int:
         """Tokens one chunk may take beside an empty question and answer."""
-        return self.budget(target("", ""))
+        return self.budget(Target("", ""))
 
     def budget(self, against: Target) -> int:
         """Tokens one chunk may take beside this question and answer, leaving room for the
@@ -101,7 +101,7 @@ class ContextPrecisionScorer(Pipeline[RelevanceItem, RelevanceUnit, PrecisionRes
         chunks = context_texts(self.options, run)
         if not any(c.strip() for c in chunks):  # nothing to judge: no model call
             return self.result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
-        against = target(question_text(run.input), answer)
+        against = Target(question_text(run.input), answer)
         budget, count = self.budget(against), self.judge_engine.count_tokens
         return RelevanceItem(
             target=against,

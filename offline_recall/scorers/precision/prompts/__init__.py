@@ -26,10 +26,6 @@ class Target:
         return f"{self.question or ''}\n{self.answer}"
 
 
-def target(question: str | None, answer: str) -> Target:
-    return Target(question, answer)
-
-
 RelevancePrompt = prompting.YesNoPrompt
 """Whether a chunk is useful for the answer: `$question`, `$answer`, `$chunk` in the user text."""
 
