@@ -41,6 +41,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.recall import extract_claims, model_p_yes, recall_scorer
 from benchmarks.throughput import ROSE, load_items
 from offline_recall import load_manifest, model_dir, resolve_spec
+from offline_recall.engines.vllm import native_dtype
 
 COUNTERS = {
     "vllm:request_success_total": "requests",
@@ -133,9 +134,12 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=24)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--data", type=Path, default=ROSE)
-    parser.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16")
+    parser.add_argument(
+        "--dtype", choices=("bfloat16", "float32"), help="vLLM's [default: the engine's here]"
+    )
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.dtype = args.dtype or native_dtype()
     if args.worker:
         worker(args.worker[0], Path(args.worker[1]), Path(args.worker[2]))
         return

@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from offline_recall.engines.vllm import native_dtype
+
 ROOT = Path(__file__).resolve().parents[1]
 LLAMACPP_PYTHON = ROOT / ".venv-llamacpp" / "bin" / "python"
 
@@ -89,9 +91,10 @@ class ServerProcess:
 
 
 def vllm_server(
-    folder: Path, context_window: int, log: Path, dtype: str = "bfloat16"
+    folder: Path, context_window: int, log: Path, dtype: str | None = None
 ) -> ServerProcess:
-    """vLLM's OpenAI server for a model folder, set up as the vLLM engine runs on CPU."""
+    """vLLM's OpenAI server for a model folder, set up as the vLLM engine runs on CPU (in the
+    engine's default dtype for this machine unless `dtype` is given)."""
     cpus = sorted(os.sched_getaffinity(0))
     port = free_port()
     command = [
@@ -105,7 +108,7 @@ def vllm_server(
         "--port",
         str(port),
         "--dtype",
-        dtype,
+        dtype or native_dtype(),
         "--max-model-len",
         str(context_window),
         "--block-size",

@@ -19,6 +19,7 @@ from offline_recall import (
     load_manifest,
     signal_values,
 )
+from offline_recall.engines.vllm import native_dtype
 from offline_recall.scorers.recall.prompts import load_prompts
 
 from .conftest import EXAMPLE, RECALL, recall, run_cli
@@ -27,9 +28,10 @@ from .test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED
 pytestmark = [pytest.mark.model, pytest.mark.vllm]
 
 # Decisions are compared only where the transformers margin log P(yes) - log P(no) is at least
-# this far from the threshold's margin. vLLM runs bfloat16 and transformers float32: over 96
-# example and WiCE pairs their margins differed by at most 0.165 (P(yes) by at most 0.037),
-# flipping 3 near-ties; 0.25 is that largest difference with half again for room.
+# this far from the threshold's margin. With vLLM in bfloat16 (its default on a CPU with
+# AVX-512) and transformers in float32, over 96 example and WiCE pairs their margins differed
+# by at most 0.165 (P(yes) by at most 0.037), flipping 3 near-ties; 0.25 is that largest
+# difference with half again for room. In float32 on both they differ by about 1e-5.
 MARGIN = 0.25
 P_YES_TOLERANCE = 0.05
 
@@ -112,6 +114,8 @@ def test_cli_scores_the_example_with_vllm(example_run: tuple[Path, str]) -> None
     assert [r["line"] for r in rows] == list(range(1, 13))
     assert sum(recall(r)["status"] == "ok" for r in rows) >= 10
     assert "mean recall" in stdout
+    spec = json.loads(Path(f"{out}.manifest.json").read_text())["spec"]
+    assert spec["engine"]["options"]["dtype"] == native_dtype()
 
 
 def test_scorer_on_vllm_is_repeatable(
