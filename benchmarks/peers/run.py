@@ -4,8 +4,8 @@
         [--dtype bfloat16|float32]
 
 (`make peers` installs the peers, then runs this.) One run, one machine, one model: the
-embedded SmolLM2-135M-Instruct on vLLM's CPU build, in --dtype (bfloat16, the manifest's; on
-a CPU without AVX-512 vLLM emulates bfloat16 and float32 is the faster). Two tasks on items
+embedded SmolLM2-135M-Instruct on vLLM's CPU build, in --dtype (by default the vLLM engine's
+for this machine: bfloat16 with AVX-512, float32 on an x86 CPU without it). Two tasks on items
 whose truth is known: context recall on RoSE end-to-end dev items (human recall), and context
 precision on ClapNQ ranked lists (the gold passage at a known rank among the nearest other
 passages, so the true average precision is known; benchmarks/precision_data.py).
@@ -49,6 +49,7 @@ from report import Run, precision_table, recall_table  # noqa: E402
 from results import write_results  # noqa: E402
 
 from benchmarks.precision_data import clapnq_lists  # noqa: E402
+from offline_recall.engines.vllm import native_dtype  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 ROSE = DATA / "rose" / "e2e_acu_recall_dev.jsonl"
@@ -223,9 +224,12 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=512)
-    parser.add_argument("--dtype", choices=("bfloat16", "float32"), default="bfloat16")
+    parser.add_argument(
+        "--dtype", choices=("bfloat16", "float32"), help="[default: the vLLM engine's here]"
+    )
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
+    args.dtype = args.dtype or native_dtype()
 
     os.environ["HF_HUB_OFFLINE"] = "1"
     WORK.mkdir(exist_ok=True)
