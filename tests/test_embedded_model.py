@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -49,6 +50,27 @@ def test_extraction_returns_a_non_empty_claim_list(embedded: Engine) -> None:
     assert isinstance(claims, list) and claims
     assert all(isinstance(c, str) and c.strip() for c in claims)
     assert len(claims) <= load_manifest().scorers[RECALL].max_items
+
+
+def test_the_model_reads_the_prompt_as_rendered_and_decodes_greedily(embedded: Engine) -> None:
+    """The claim list is the model's greedy answer to exactly the rendered prompt: where the
+    grammar allows the model's own best token (inside a JSON string), it is the one written.
+    A prompt wrapped in a second chat template (a default system turn, the rendered chat as
+    one user message) picks "Celsius." here, over the model's own " at sea level"."""
+    import torch
+
+    sentence = "Water boils at 100 degrees Celsius at sea level."
+    prompt = load_prompts("v4").extract_prompt(sentence)
+    [raw] = embedded.generate_json([prompt], claim_list_type(12), 64)
+    assert isinstance(raw, str)
+    bare: Any = embedded  # the engine's chat template and model, outside the protocol
+    ids = bare.chat.ids(prompt)
+    head = bare.chat.tokens('{"claims": ["Water boils at 100 degrees Celsius')
+    with torch.inference_mode():
+        logits = bare.model(input_ids=torch.tensor([ids + head])).logits[0, -1]
+    best = bare.chat.tokens(" at")[0]
+    assert int(logits.argmax()) == best
+    assert raw.startswith('{"claims": ["Water boils at 100 degrees Celsius at sea level."')
 
 
 def test_answer_probabilities_do_not_depend_on_the_batch(embedded: Engine) -> None:

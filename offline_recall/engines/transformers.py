@@ -90,14 +90,34 @@ class TransformersEngine(PinnedEngine):
         done: Done | None = None,
     ) -> list[str | Failed]:
         # One prompt at a time: a text must not depend on what it was batched with.
-        generator = self._generator(output_type)
+        processor = self._generator(output_type).logits_processor
         texts: list[str | Failed] = []
         for prompt in prompts:
-            raw = generator(self.chat.render(prompt), max_new_tokens=max_tokens, do_sample=False)
-            texts.append(str(raw))
+            texts.append(self._constrained(self.chat.ids(prompt), processor, max_tokens))
             if done is not None:
                 done(1)
         return texts
+
+    def _constrained(self, ids: list[int], processor: Any, max_tokens: int) -> str:
+        """Greedy tokens after exactly `ids`, under Outlines' grammar processor.
+
+        The prompt goes to the model as token ids, the same ones the vLLM engine sends: Outlines
+        given a string would wrap it in the tokenizer's chat template a second time (a default
+        system turn, the whole rendered chat as one user message).
+        """
+        import torch
+        from transformers import LogitsProcessorList
+
+        processor.reset()
+        inputs = torch.tensor([ids], device=self.options.device)
+        output = self._model.generate(
+            input_ids=inputs,
+            attention_mask=torch.ones_like(inputs),
+            logits_processor=LogitsProcessorList([processor]),
+            max_new_tokens=max_tokens,
+            do_sample=False,
+        )
+        return str(self._tokenizer.decode(output[0][len(ids) :], skip_special_tokens=True))
 
     def _generator(self, output_type: type[BaseModel]) -> Any:
         if output_type not in self._generators:

@@ -1,8 +1,9 @@
 """Claims extracted in earlier runs, kept in SQLite under the cache folder.
 
-Entries are keyed by the sha256 of (model fingerprint, prompt version, ground-truth text), so
-scoring the same labelled set against another retriever extracts no claims again, and a changed
-model or prompt never reuses another's claims. Only successful extractions are kept.
+Entries are keyed by the sha256 of (entry version, model fingerprint, prompt version,
+ground-truth text), so scoring the same labelled set against another retriever extracts no
+claims again, and a changed model or prompt never reuses another's claims. Only successful
+extractions are kept.
 """
 
 from __future__ import annotations
@@ -33,8 +34,14 @@ class CacheInfo(BaseModel):
     bytes: int
 
 
+# Raised when the engines extract other claims for the same (model, prompt version, text);
+# entries written under an earlier value are never read again.
+_ENTRY_VERSION = "2"
+
+
 def _key(fingerprint: str, prompt_version: str, text: str) -> bytes:
-    return hashlib.sha256("\0".join((fingerprint, prompt_version, text)).encode()).digest()
+    parts = (_ENTRY_VERSION, fingerprint, prompt_version, text)
+    return hashlib.sha256("\0".join(parts).encode()).digest()
 
 
 class ClaimCache:
