@@ -69,7 +69,7 @@ class TransformersEngine(PinnedEngine):
             "transformers", manifest, ChatTemplate(self._tokenizer, manifest), self.options.dtype
         )
         self._outlines_model = outlines.from_transformers(self._model, self._tokenizer)
-        self._generators: dict[type[BaseModel], Any] = {}
+        self._processors: dict[type[BaseModel], Any] = {}
 
     @property
     def model(self) -> Any:
@@ -90,7 +90,7 @@ class TransformersEngine(PinnedEngine):
         done: Done | None = None,
     ) -> list[str | Failed]:
         # One prompt at a time: a text must not depend on what it was batched with.
-        processor = self._generator(output_type).logits_processor
+        processor = self._processor(output_type)
         texts: list[str | Failed] = []
         for prompt in prompts:
             texts.append(self._constrained(self.chat.ids(prompt), processor, max_tokens))
@@ -119,12 +119,14 @@ class TransformersEngine(PinnedEngine):
         )
         return str(self._tokenizer.decode(output[0][len(ids) :], skip_special_tokens=True))
 
-    def _generator(self, output_type: type[BaseModel]) -> Any:
-        if output_type not in self._generators:
-            import outlines
+    def _processor(self, output_type: type[BaseModel]) -> Any:
+        """Outlines' grammar for `output_type` as a logits processor, compiled once."""
+        if output_type not in self._processors:
+            from outlines.generator import SteerableGenerator
 
-            self._generators[output_type] = outlines.Generator(self._outlines_model, output_type)
-        return self._generators[output_type]
+            generator = SteerableGenerator(self._outlines_model, output_type)
+            self._processors[output_type] = generator.logits_processor
+        return self._processors[output_type]
 
     # Answer probabilities -------------------------------------------------------------
 
