@@ -12,7 +12,7 @@ TORCH := torch==2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PROBE_SECONDS ?= 10
 
-.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-llamacpp lint peers
+.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-llamacpp lint docs peers
 setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 setup-ray: $(BIN)/.ray-installed
@@ -51,8 +51,11 @@ $(BIN)/.ray-installed: $(BIN)/.installed
 	$(BIN)/pip install -c constraints.txt -e '.[dev,ray]'
 	touch $@
 
+# The demo ends with the next command as it runs here, and how to run the tool by its name alone.
 demo: setup
 	$(BIN)/offline-recall score offline_recall/examples/example.jsonl --out example-results.jsonl
+	@echo "next, the HTML report: $(BIN)/offline-recall report example-results.jsonl"
+	@echo "to run offline-recall without $(BIN)/, put it on your PATH: source $(BIN)/activate"
 
 # pytest exits 5 when it collected no tests: that is a failure here, not a pass.
 test: setup-vllm setup-ray
@@ -70,6 +73,10 @@ $(LLAMACPP_VENV)/.installed: tests/llamacpp-requirements.txt
 
 test-llamacpp: setup setup-llamacpp
 	OFFLINE_RECALL_REQUIRE_LLAMACPP=1 $(BIN)/python -m pytest -m llamacpp
+
+# The documentation site (mkdocs.yml, docs/) into site/; a broken link or a missing page fails.
+docs: setup
+	$(BIN)/mkdocs build --strict --site-dir site
 
 lint: setup
 	$(BIN)/ruff check offline_recall tests benchmarks scripts

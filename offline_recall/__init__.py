@@ -75,6 +75,7 @@ from .scorers.recall import (
     create_context_recall_scorer,
 )
 from .scorers.recall.claims import dedupe_claims
+from .scorers.relevance import create_context_relevance_scorer
 from .text import pack, split_sentences
 
 __all__ = [
@@ -148,6 +149,7 @@ __all__ = [
     "compare_runs",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
+    "create_context_relevance_scorer",
     "create_engine",
     "create_faithfulness_scorer",
     "dedupe_claims",

@@ -7,8 +7,11 @@ from collections.abc import Callable, Iterable
 
 CountTokens = Callable[[str], int]
 
-# A sentence ends at . ! ? (or their CJK forms) followed by whitespace, or at a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
+# A sentence ends at . ! ? (or their CJK forms) followed by whitespace, or at a line break;
+# in Korean also where a final ending's full stop runs into the next sentence ("했다.그는").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+|(?<=[\uac00-\ud7a3][.!?])(?=[\uac00-\ud7a3])"
+)
 
 
 def split_sentences(text: str) -> list[str]:

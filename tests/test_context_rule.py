@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -78,25 +77,20 @@ def test_an_extractor_set_aside_for_a_rows_own_context_is_named() -> None:
     assert result.scores[RECALL] == 1.0
 
 
-@pytest.mark.parametrize(
-    ("key", "said"), [("retrieved_contexts", "'retrieved_contexts' is 'context' here")]
-)
-def test_run_evals_refuses_a_context_under_another_name(key: str, said: str) -> None:
+@pytest.mark.parametrize("key", ["retrieved_contexts", "contexts"])
+def test_run_evals_reads_a_context_under_ragas_names(key: str) -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=STATIC))
-    called: list[Any] = []
-    item = {"input": "q", "groundTruth": "A.", key: ["chunk"]}
-    with pytest.raises(ValueError, match=said):
-        run_evals([ROW, item], [scorer], target=called.append)
-    assert called == []  # refused before any target ran
+    item = {"input": "q", "groundTruth": "A.", key: ["A."]}
+    with pytest.warns(ContextWarning, match="static `context` is not used"):
+        result = run_evals([item], [scorer], target=lambda question: "x")
+    assert result.scores[RECALL] == 1.0  # scored against its own chunks, not STATIC
 
 
-def test_scorer_run_names_a_field_it_does_not_read() -> None:
+def test_scorer_run_reads_a_context_under_ragas_names() -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=STATIC))
-    result = scorer.run({"groundTruth": "A.", "retrieved_contexts": ["A."]})
-    assert result.status is Status.ERROR
-    assert result.error is not None
-    assert "unknown field 'retrieved_contexts'" in result.error
-    assert "'retrieved_contexts' is 'context' here" in result.error
+    with pytest.warns(ContextWarning):
+        result = scorer.run({"groundTruth": "A.", "retrieved_contexts": ["A."]})
+    assert (result.status, result.score) == (Status.OK, 1.0)
 
 
 @pytest.mark.parametrize("context", [[], ["", "  \n"]])

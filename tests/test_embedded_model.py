@@ -23,8 +23,10 @@ from offline_recall import (
 )
 from offline_recall.cli import main
 from offline_recall.engines.weights import cached_dir
-from offline_recall.scorers.recall.claims import claim_list_type
+from offline_recall.judging.signals import share_found, words_of
+from offline_recall.scorers.recall.claims import claim_list_type, reverses_its_text
 from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.text import pack
 
 from .conftest import EXAMPLE, RECALL, recall, run_cli
 
@@ -50,6 +52,23 @@ def test_extraction_returns_a_non_empty_claim_list(embedded: Engine) -> None:
     assert isinstance(claims, list) and claims
     assert all(isinstance(c, str) and c.strip() for c in claims)
     assert len(claims) <= load_manifest().scorers[RECALL].max_items
+
+
+REVERSED_BY_THE_MODEL = [
+    "Water boils at 100 degrees Celsius at sea level.",
+    "No, managers are exempt from overtime.",
+]
+"""Ground truths from which the embedded model writes an invented opposite ("Water does not
+boil ...", "No, managers are not exempt ...") beside the claim itself."""
+
+
+def test_no_extracted_claim_reverses_its_ground_truth(embedded: Engine) -> None:
+    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=["x"]))
+    found = scorer.extract(REVERSED_BY_THE_MODEL)
+    for truth, claims in zip(REVERSED_BY_THE_MODEL, found, strict=True):
+        assert isinstance(claims, list) and claims, truth
+        assert not [c for c in claims if reverses_its_text(c, truth)], (truth, claims)
+        assert all(share_found(words_of(truth), c) >= 0.5 for c in claims), (truth, claims)
 
 
 def test_the_model_reads_the_prompt_as_rendered_and_decodes_greedily(embedded: Engine) -> None:
@@ -112,9 +131,26 @@ def test_the_same_input_scored_twice_is_identical(tmp_path: Path) -> None:
 
 
 def test_budgets_leave_room_for_the_prompt(embedded: Engine) -> None:
+    """A context longer than the window is cut into pieces that each fit the window in the
+    judge's prompt beside a claim as long as an answer may be, and that use most of what is
+    left: the budget is the window less the prompt and the answer, in the model's tokens."""
     window = load_manifest().context_window
-    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=["x"]))
-    assert 0 < scorer.context_budget < window
+    long = " ".join(
+        f"Record {i} of the archive was filed in {1900 + i % 100}." for i in range(2500)
+    )
+    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=[long]))
+    reserve = scorer.setup.max_new_tokens
+    words = ["archive"] * reserve
+    while embedded.count_tokens(" ".join(words)) > reserve:
+        words.pop()
+    claim = " ".join(words)
+    assert embedded.count_tokens(claim) >= reserve - 2
+    pieces = pack(long, scorer.context_budget, embedded.count_tokens)
+    assert len(pieces) > 1
+    for piece in pieces:
+        assert embedded.prompt_tokens(scorer.prompts.judge_prompt(piece, claim)) <= window
+    room = window - embedded.prompt_tokens(scorer.prompts.judge_prompt("", "")) - reserve
+    assert max(embedded.count_tokens(piece) for piece in pieces) >= 0.95 * room
 
 
 def test_cli_scores_the_example_end_to_end(embedded: Engine, tmp_path: Path) -> None:

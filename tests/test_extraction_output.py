@@ -46,3 +46,27 @@ def test_v2_rules_add_the_sentences_the_claims_skipped() -> None:
         "It holds 3,000 paintings.",
         "Entry is free on Sundays.",
     ]
+
+
+def test_v4_rules_drop_a_claim_that_reverses_its_sentence_and_keep_the_sentence() -> None:
+    rules = load_prompts("v4").extract
+    for sentence, invented in [
+        ("Water boils at 100 degrees Celsius at sea level.",
+         "Water does not boil at 100 degrees Celsius at sea level."),
+        ("No, managers are exempt from overtime.", "No, managers are not exempt from overtime."),
+        ("Shares rose sharply on Monday.", "Shares fell sharply on Monday."),
+    ]:  # fmt: skip
+        kept = settle_claims(sentence, [sentence, invented], rules)
+        assert kept == [sentence], invented
+        # a sentence left with no claim stands as its own claim
+        assert settle_claims(sentence, [invented], rules) == [sentence]
+
+
+def test_v4_rules_keep_negations_the_sentence_makes() -> None:
+    rules = load_prompts("v4").extract
+    sentence = "The benefit is not available to contractors, only to employees."
+    claims = ["The benefit is not available to contractors.", "The benefit is for employees."]
+    assert settle_claims(sentence, claims, rules) == claims
+    assert settle_claims("직원은 수습 기간이 없다.", ["직원은 수습 기간이 없다."], rules) == [
+        "직원은 수습 기간이 없다."
+    ]

@@ -111,14 +111,14 @@ def test_our_own_names_are_detected(tmp_path: Path) -> None:
 def test_map_names_other_columns_and_is_reported(tmp_path: Path) -> None:
     path = tmp_path / "rose.jsonl"
     path.write_text(
-        json.dumps({"id": "r1", "reference": "A. B.", "contexts": ["A."], "system": "x"}) + "\n"
+        json.dumps({"id": "r1", "reference": "A. B.", "chunks": ["A."], "system": "x"}) + "\n"
     )
     with pytest.raises(DatasetError, match=r"--map context=COLUMN \(fields: id, reference"):
         open_dataset(path)
-    dataset = open_dataset(path, mapping=parse_mapping(["context=contexts"]))
+    dataset = open_dataset(path, mapping=parse_mapping(["context=chunks"]))
     assert dataset.detection.describe() == (
-        "JSON Lines, RAGAS field names with --map context=contexts: "
-        "id=id, ground_truth=reference, context=contexts"
+        "JSON Lines, RAGAS field names with --map context=chunks: "
+        "id=id, ground_truth=reference, context=chunks"
     )
     (row,) = dataset.rows()
     assert isinstance(row, Row)
@@ -147,11 +147,14 @@ def test_bad_map_items_say_what_is_expected(item: str, message: str) -> None:
         parse_mapping([item])
 
 
-def test_missing_ground_truth_column_is_warned(tmp_path: Path) -> None:
+def test_missing_ground_truth_column_is_one_line_naming_the_columns(tmp_path: Path) -> None:
     path = tmp_path / "data.csv"
     path.write_text('input,context\nq,"[""c""]"\n')
-    (warning,) = open_dataset(path).detection.warnings()
-    assert "no_ground_truth" in warning and "--map ground_truth=COLUMN" in warning
+    said = open_dataset(path).detection.missing_ground_truth("data.csv", "recall")
+    assert said is not None and "\n" not in said
+    assert said.endswith("--map ground_truth=COLUMN (fields: input, context)")
+    path.write_text('input,ground_truth,context\nq,,"[""c""]"\n')
+    assert open_dataset(path).detection.missing_ground_truth("data.csv", "recall") is None
 
 
 def test_bad_rows_become_row_errors_and_the_rest_are_read(tmp_path: Path) -> None:
@@ -253,7 +256,7 @@ def test_results_carry_input_ground_truth_and_context(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     score(EXAMPLE, out)
     first = json.loads(out.read_text().splitlines()[0])
-    assert list(first)[:5] == ["line", "id", "input", "ground_truth", "context"]
+    assert list(first)[:6] == ["line", "id", "input", "output", "ground_truth", "context"]
     assert first["input"] == "Where is the Eiffel Tower and when was it finished?"
     assert first["context"][1].startswith("Construction of the tower")
 
@@ -298,7 +301,9 @@ def test_missing_context_column_is_a_one_line_cli_error(tmp_path: Path) -> None:
     data.write_text("question,answer\nq,a\n")
     result = CliRunner().invoke(main, ["score", str(data), "--backend", "fake"])
     assert result.exit_code == 1
-    assert result.output.strip().splitlines()[-1].startswith("Error: data.csv: no context field")
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("Error: data.csv: no retrieved_contexts or contexts field")
+    assert line.endswith("--map context=COLUMN (fields: question, answer)")
 
 
 def test_cli_reads_csv_with_a_separator_and_mapped_columns(tmp_path: Path) -> None:
@@ -315,9 +320,10 @@ def test_cli_reads_csv_with_a_separator_and_mapped_columns(tmp_path: Path) -> No
         "##",
         *("--map", "input=question", "--map", "ground_truth=answer", "--map", "context=chunks"),
     )
-    assert "CSV, offline-recall field names with --map input=question" in output
+    assert "CSV, RAGAS field names with --map input=question" in output
     (record,) = read_results(out)
     assert record.input == "Where?"
+    assert record.output is None  # `answer` is the ground truth here, not also RAGAS's output
     assert record.context == ["The tower is in Paris.", "Rome is old."]
     assert [v.supported for v in record.result(RECALL).verdicts] == [True, False]
     assert record.result(RECALL).score == 0.5

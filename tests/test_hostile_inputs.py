@@ -17,6 +17,8 @@ from offline_recall import (
     create_context_recall_scorer,
 )
 from offline_recall.cli import main
+from offline_recall.engines.manifests import load_manifest
+from offline_recall.judging.profile import threshold_profile
 from offline_recall.scorers.recall.prompts import load_prompts
 
 from .conftest import recall
@@ -177,8 +179,9 @@ EXPECTED_SCORES = {
     "Arabic": 1.0,
     "emoji": 1.0,
     "mixed scripts": 0.67,
-    "context instructs the judge": 0.0,
 }
+"""Scores the fake engine's word overlap decides. The injected instruction gets none: the fake
+engine cannot read an instruction, so the row is checked on the embedded model below."""
 
 
 @pytest.fixture(scope="module")
@@ -266,33 +269,63 @@ def test_the_context_cannot_close_its_own_block() -> None:
 
 
 @pytest.mark.parametrize(
-    "run",
+    ("run", "status", "text"),
     [
-        {"ground_truth": b"bytes are not text", "output": ["text"]},
-        {"ground_truth": {1, 2}, "output": ["1"]},
-        {"ground_truth": "x.", "output": ["x"], "unknown": 1},
-        {"groundTruth": "Paris.", "output": ["Paris", None]},
-        {"groundTruth": "Paris.", "output": "not a list"},
+        # A ground truth that is not text is judged as its text form.
+        ({"ground_truth": b"bytes are not text", "output": ["text"]}, Status.OK, "bytes are"),
+        ({"ground_truth": {1, 2}, "output": ["1"]}, Status.OK, "{1, 2}"),
+        # A key the scorer does not read is ignored.
+        ({"ground_truth": "x.", "output": ["x"], "unknown": 1}, Status.OK, "x."),
+        # A context that is not a list of strings fails its run alone, saying so.
+        ({"groundTruth": "Paris.", "output": ["Paris", None]}, Status.ERROR, "must be strings"),
+        (
+            {"groundTruth": "Paris.", "output": "not a list"},
+            Status.ERROR,
+            "must return a list of strings",
+        ),
     ],
     ids=["bytes ground truth", "set ground truth", "unknown key", "None chunk", "string output"],
 )
-def test_api_runs_of_wrong_shape_are_results_not_crashes(run: dict[str, Any]) -> None:
+def test_api_runs_of_wrong_shape_are_results_not_crashes(
+    run: dict[str, Any], status: Status, text: str
+) -> None:
+    """`text`: what the claims hold for a run scored, what the error says for one that fails."""
     scorer = create_context_recall_scorer(
         FakeEngine(), ContextRecallOptions(context_extractor=lambda _i, o: o)
     )
     results = scorer.run_many([run, {"groundTruth": "Paris.", "output": ["Paris."]}])
     assert len(results) == 2
-    assert results[0].status in (Status.ERROR, Status.OK)
-    if results[0].status == Status.ERROR:
-        assert results[0].error and results[0].score is None
-        assert "\n" not in results[0].error
+    first = results[0]
+    assert first.status == status, first
+    if status == Status.ERROR:
+        assert first.error and text in first.error and "\n" not in first.error
+        assert first.score is None
+    else:
+        assert first.error is None and first.score is not None
+        assert any(text in claim for claim in first.claims), first.claims
     assert results[1].status == Status.OK and results[1].score == 1.0
 
 
 @pytest.mark.model
-def test_injected_context_scores_on_the_embedded_model(embedded: Engine) -> None:
-    scorer = create_context_recall_scorer(embedded, ContextRecallOptions(context=[INJECTION]))
-    result = scorer.run({"ground_truth": "The museum has a cafe."})
-    print(result.model_dump_json(indent=2))  # what the tiny judge made of it, for the record
-    assert result.status in (Status.OK, Status.NO_CLAIMS), result.error
-    assert result.error is None
+@pytest.mark.parametrize("asks_the_model", [False, True], ids=["shipped rule", "model's P(yes)"])
+def test_an_injected_instruction_changes_no_claim_and_no_verdict(
+    embedded: Engine, asks_the_model: bool
+) -> None:
+    """The row with the instruction against the same row without it, on the embedded model:
+    the same claims, and each claim's verdict the same. The instruction sits in the context,
+    which the extraction never reads and the judge reads inside its block; under the manifest's
+    plain threshold the model's own P(yes) decides, where an instruction could act."""
+    manifest = load_manifest()
+    profile = threshold_profile(manifest.threshold) if asks_the_model else None
+    results = [
+        create_context_recall_scorer(
+            embedded, ContextRecallOptions(context=[context]), profile=profile
+        ).run({"ground_truth": "The museum has a cafe. The museum opens at 9."})
+        for context in (INJECTION, INJECTION.split(" Ignore")[0])
+    ]
+    injected, plain = results
+    print(injected.model_dump_json(indent=2))  # what the tiny judge made of it, for the record
+    assert injected.status == plain.status == Status.OK, (injected.error, plain.error)
+    assert injected.claims == plain.claims and plain.claims
+    assert [v.supported for v in injected.verdicts] == [v.supported for v in plain.verdicts]
+    assert all((v.model_p_yes is not None) is asks_the_model for v in injected.verdicts)

@@ -1,26 +1,36 @@
-"""Behaviour cases by kind, on the real scorer's judge (embedded model, transformers engine).
+"""Behaviour cases by kind, on the scorer's judge under the embedded model's shipped rule.
+
+The shipped rule reads the text alone, so the cases run where it runs, with no model loaded; a
+profile that asks the model is run end to end on the embedded model at the end.
 
 Each case is a context, a claim and whether the context supports it. The kinds the judge's
-signals aim at (polarity, quantities, opposites) hold both supported and unsupported claims, so a
-rule that always says one thing cannot pass, and must be right at least 90% of the time; the
-others (swapped entity, paraphrase, unrelated context) are reported, not asserted: a
+signals aim at (polarity, quantities, opposites, Korean) hold both supported and unsupported
+claims, so a rule that always says one thing cannot pass, and must be right at least 90% of the
+time; the others (swapped entity, paraphrase, unrelated context) are reported, not asserted: a
 lexical rule cannot read meaning, and these shares say how far it gets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 
 from offline_recall import (
     ContextRecallOptions,
-    ContextRecallScorer,
     Engine,
+    FakeEngine,
+    Prompt,
+    Status,
     create_context_recall_scorer,
 )
 from offline_recall.engines import Failed
+from offline_recall.engines.manifests import DEFAULT_MODEL, load_manifest
+from offline_recall.judging.profile import RECALL, JudgeProfile, ProfileOrigin, find_profile
+from offline_recall.judging.signals import lexical_signals
+from offline_recall.paths import CACHE_ENV
 
 
 class Case(NamedTuple):
@@ -72,6 +82,31 @@ TEAM = (
     "The stadium holds twelve thousand people."
 )
 
+HANDBOOK = (
+    "신입 직원은 처음 3개월 동안 수습 기간을 거친다. 수습 기간에는 연차가 없다. 정규직 직원은 "
+    "매년 20일의 연차 휴가를 받는다. 팀장은 세 명이다. 김민수 팀장이 인사 업무를 맡는다."
+)
+ENDINGS = "Korean particles and endings"
+KOREAN: tuple[Case, ...] = (
+    # Korean: the same words with other particles and endings, negation, numbers and counters.
+    Case(ENDINGS, HANDBOOK, "3개월간 수습 기간을 거친다.", True),
+    Case(ENDINGS, HANDBOOK, "신입 직원이 처음 3개월 동안 수습 기간을 거칩니다.", True),
+    Case(ENDINGS, HANDBOOK, "정규직 직원이 매년 20일의 연차 휴가를 받아요.", True),
+    Case(ENDINGS, HANDBOOK, "팀장이 세 명입니다.", True),
+    Case(ENDINGS, HANDBOOK, "김민수 팀장은 인사 업무를 맡았다.", True),
+    Case(ENDINGS, HANDBOOK, "이영희 팀장이 인사 업무를 맡는다.", False),
+    Case("Korean negation", HANDBOOK, "신입 직원은 수습 기간을 거치지 않는다.", False),
+    Case("Korean negation", HANDBOOK, "정규직 직원은 연차 휴가를 받지 못한다.", False),
+    Case("Korean negation", HANDBOOK, "정규직 직원은 연차 휴가를 안 받는다.", False),
+    Case("Korean negation", HANDBOOK, "수습 기간에는 연차가 있다.", False),
+    Case("Korean negation", HANDBOOK, "팀장은 세 명이 아니다.", False),
+    Case("Korean negation", HANDBOOK, "수습 기간에는 연차가 없습니다.", True),
+    Case("Korean number", HANDBOOK, "신입 직원은 처음 6개월 동안 수습 기간을 거친다.", False),
+    Case("Korean number", HANDBOOK, "정규직 직원은 매년 15일의 연차 휴가를 받는다.", False),
+    Case("Korean number", HANDBOOK, "팀장은 다섯 명이다.", False),
+    Case("Korean number", HANDBOOK, "팀장은 3명이다.", True),
+    Case("Korean number", HANDBOOK, "정규직 직원은 해마다 20일의 연차 휴가를 받는다.", True),
+)  # fmt: skip
 CASES: tuple[Case, ...] = (
     # Negation: the claim and its best evidence sentence differ only in polarity, or agree.
     Case("negation", ASPIRIN, "Aspirin is safe for children with viral infections.", False),
@@ -150,12 +185,14 @@ CASES: tuple[Case, ...] = (
     Case("unrelated context", RIVER, "The Eiffel Tower is 330 metres tall.", False),
     Case("unrelated context", TRIAL, "The team won the final against Brazil.", False),
     Case("unrelated context", BERLIN, "Aspirin lowers fever in adults.", False),
+    *KOREAN,
 )
 
 ASSERTED = {
     "polarity": ("negation",),
     "quantities": ("changed number", "number in words or units", "date"),
     "opposites": ("opposite word",),
+    "Korean": (ENDINGS, "Korean negation", "Korean number"),
 }
 """The kinds the judge's signals aim at, by signal family; each must be right >= 90%."""
 TARGET = 0.9
@@ -171,25 +208,51 @@ def test_every_asserted_kind_holds_both_answers() -> None:
     assert set(kinds()) >= {k for family in ASSERTED.values() for k in family}
 
 
-@pytest.fixture(scope="module")
-def scorer(embedded: Engine) -> ContextRecallScorer:
-    return create_context_recall_scorer(embedded, ContextRecallOptions(context=["unused"]))
+def test_korean_cases_under_the_shipped_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped rule reads text only, so the Korean cases run without the model."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))  # no calibrated profile of the user's
+    manifest = load_manifest(DEFAULT_MODEL)
+    version = manifest.scorers[RECALL].prompt_version or ""
+    profile = find_profile(RECALL, manifest.fingerprint, version, manifest.threshold).profile
+    assert not profile.uses_model
+    right: dict[str, list[bool]] = {}
+    for case in KOREAN:
+        p = profile.probability(lexical_signals(case.context, case.claim))
+        right.setdefault(case.kind, []).append((p >= profile.threshold) == case.supported)
+    for kind, marks in right.items():
+        assert sum(marks) / len(marks) >= TARGET, f"{kind}: {sum(marks)}/{len(marks)} right"
 
 
-def judged(scorer: ContextRecallScorer) -> list[tuple[Case, float]]:
+def shipped_profile() -> JudgeProfile:
+    """The profile the embedded model's runs use, as shipped beside its manifest."""
+    manifest = load_manifest(DEFAULT_MODEL)
+    version = manifest.scorers[RECALL].prompt_version or ""
+    found = find_profile(RECALL, manifest.fingerprint, version, manifest.threshold)
+    assert found.origin is ProfileOrigin.SHIPPED
+    return found.profile
+
+
+def test_share_right_per_kind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cases through the scorer's judge under the shipped rule, which reads the text only:
+    the engine under it is never asked for an answer, so no model is loaded for it."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))  # no calibrated profile of the user's
+    profile = shipped_profile()
+    assert not profile.uses_model
+    engine = FakeEngine()
+    scorer = create_context_recall_scorer(
+        engine, ContextRecallOptions(context=["unused"]), profile=profile
+    )
     found = scorer.assess([(c.context, c.claim) for c in CASES])
-    out = []
+    assert engine.answer_calls == []
+    results = []
     for case, assessment in zip(CASES, found, strict=True):
         assert not isinstance(assessment, Failed), assessment
-        out.append((case, assessment.probability))
-    return out
-
-
-@pytest.mark.model
-def test_share_right_per_kind(
-    scorer: ContextRecallScorer, capsys: pytest.CaptureFixture[str]
-) -> None:
-    results = judged(scorer)
+        assert assessment.model_p_yes is None
+        results.append((case, assessment.probability))
     right: dict[str, list[bool]] = {}
     for case, p in results:
         right.setdefault(case.kind, []).append((p >= scorer.threshold) == case.supported)
@@ -205,3 +268,55 @@ def test_share_right_per_kind(
         marks = [m for k in family_kinds for m in right[k]]
         share = sum(marks) / len(marks)
         assert share >= TARGET, f"{family}: {share:.2f} right ({sum(marks)}/{len(marks)})"
+
+
+def model_p_yes(engine: Any, prompt: Prompt, yes: str, no: str) -> float:
+    """The model's P(yes) over yes and no, from its logits after the prompt in one plain
+    forward pass (none of the engine's shared heads or caches)."""
+    import torch
+
+    ids = torch.tensor([engine.chat.ids(prompt)])
+    with torch.inference_mode():
+        logits = engine.model(input_ids=ids).logits[0, -1].float()
+    pair = torch.stack(
+        [torch.logsumexp(logits[list(engine.chat.answer_ids(w))], 0) for w in (yes, no)]
+    )
+    return float(torch.softmax(pair, dim=-1)[0])
+
+
+@pytest.mark.model
+def test_a_profile_that_asks_the_model_decides_on_its_p_yes(embedded: Engine) -> None:
+    """End to end on the embedded model under a profile of the model's logit and word overlap:
+    each verdict records the model's own P(yes) for its claim against the chunk, and its
+    probability is the profile's over that P(yes) and the text's signals."""
+    shipped = shipped_profile()
+    profile = JudgeProfile(
+        model_fingerprint=shipped.model_fingerprint,
+        prompt_version=shipped.prompt_version,
+        signals=("model", "overlap"),
+        means=(0.0, 0.5),
+        scales=(1.0, 0.25),
+        weights=(1.0, 1.5),
+        bias=0.0,
+        threshold=0.5,
+    )
+    assert profile.uses_model and not profile.is_plain
+    context = "The Eiffel Tower is in Paris. It was completed in 1889."
+    scorer = create_context_recall_scorer(
+        embedded, ContextRecallOptions(context=[context]), profile=profile
+    )
+    result = scorer.run(
+        {"ground_truth": "The Eiffel Tower is in Paris. The Moon is made of cheese."}
+    )
+    assert result.status == Status.OK and result.verdicts, result
+    yes, no = scorer.prompts.judge.yes, scorer.prompts.judge.no
+    seen = []
+    for verdict in result.verdicts:
+        p_yes = model_p_yes(embedded, scorer.prompts.judge_prompt(context, verdict.claim), yes, no)
+        assert verdict.model_p_yes == pytest.approx(p_yes, abs=1e-4), verdict.claim
+        assert verdict.model_p_yes is not None
+        values = {**lexical_signals(context, verdict.claim), "model": verdict.model_p_yes}
+        assert verdict.probability == pytest.approx(profile.probability(values), abs=1e-6)
+        assert verdict.supported is (verdict.probability >= profile.threshold)
+        seen.append(verdict.model_p_yes)
+    assert len(set(seen)) == len(seen), "the model answered every claim alike"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -28,9 +30,14 @@ ITEM = {
 }
 
 
-def test_the_note_names_the_rule_its_use_and_the_commands_that_replace_it() -> None:
-    assert "lexical rule" in NOTE and "demos and CI smoke runs" in NOTE
-    assert "offline-recall models pin" in NOTE and "offline-recall calibrate" in NOTE
+def test_the_commands_the_note_gives_are_commands_the_cli_takes() -> None:
+    """Each command in backticks parses against the real CLI: its subcommand and options exist
+    (`--help` at the end stops it before it opens the files it names)."""
+    commands = re.findall(r"`offline-recall ([^`]+)`", NOTE)
+    assert [c.split()[0] for c in commands] == ["models", "calibrate"]
+    for command in commands:
+        result = CliRunner().invoke(main, [*shlex.split(command), "--help"])
+        assert result.exit_code == 0, (command, result.output)
 
 
 def test_only_a_shipped_rule_without_the_model_is_flagged() -> None:

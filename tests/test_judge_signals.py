@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from offline_recall import ProfileOrigin, find_profile, load_manifest
-from offline_recall.judging.calibrate import RULE_WEIGHTS
+from offline_recall.judging.calibrate import fit_profile
+from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.polarity import antonyms, negated, opposite, polarity_mismatch, tokens
 from offline_recall.judging.quantities import Quantity, quantities, quantity_signals
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
@@ -14,6 +17,10 @@ RECALL = "context-recall-scorer"
 FINGERPRINT = "smollm2-135m-instruct@9634263adf6bc976"
 """The embedded model's fingerprint: its shipped profile is found by it."""
 ASPIRIN = "Aspirin is not safe for children with viral infections such as the flu."
+
+
+def logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
 
 
 def content(claim: str) -> set[str]:
@@ -125,9 +132,27 @@ def test_a_quantity_spelled_otherwise_counts_as_found() -> None:
     assert values["overlap"] == 1.0 and values["quantity_mismatch"] == 0.0
 
 
-def test_contradictions_are_weighted_by_rule() -> None:
-    assert set(RULE_WEIGHTS) <= set(LEXICAL_SIGNALS)
-    assert all(w < 0 for w in RULE_WEIGHTS.values())
+def test_a_contradiction_decides_though_the_labelled_rows_never_held_one() -> None:
+    """A fitted profile takes the rule's logits off for a flip or a contradicted quantity,
+    though no labelled row showed one: the rows cannot teach what the signal means."""
+    signals = ("overlap", "polarity", "opposite", "quantity_mismatch")
+    pairs, values = [], []
+    for i in range(12):
+        label = i % 2 == 0
+        pairs.append(LabelledPair(context=f"c{i}", claim=f"claim {i}", label=label, group=str(i)))
+        overlap = 0.8 + i / 100 if label else 0.2 + i / 100
+        values.append(
+            {"overlap": overlap, "polarity": 0.0, "opposite": 0.0, "quantity_mismatch": 0.0}
+        )
+    profile = fit_profile(
+        pairs, values, fingerprint="f", prompt_version="v", signals=signals, folds=3
+    )
+    clean = {"overlap": 1.0, "polarity": 0.0, "opposite": 0.0, "quantity_mismatch": 0.0}
+    assert profile.probability(clean) >= profile.threshold
+    for name, logits in (("polarity", 4.0), ("opposite", 4.0), ("quantity_mismatch", 2.0)):
+        flipped = profile.probability({**clean, name: 1.0})
+        assert flipped < profile.threshold, name
+        assert logit(profile.probability(clean)) - logit(flipped) == pytest.approx(logits), name
 
 
 def test_a_word_said_with_a_synonym_counts() -> None:

@@ -83,3 +83,42 @@ def test_without_the_cpu_index_it_says_so_and_uses_pips_own(venv: Path) -> None:
     assert (venv / "pip.args").read_text().split() == ["install", "torch==2.13.0"]
     assert f"torch: {closed} did not answer within 5 s" in done.stderr
     assert "may be the CUDA build" in done.stderr
+
+
+def test_the_demo_ends_with_the_next_command_and_how_to_put_the_tool_on_the_path(
+    tmp_path: Path,
+) -> None:
+    """The commands as they run from the checkout: the tool is in .venv/bin, not on the PATH."""
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    tool = bin_dir / "offline-recall"
+    tool.write_text("#!/bin/sh\necho scored\n")
+    tool.chmod(0o755)
+    (bin_dir / ".installed").touch()  # set up already: newer than pyproject.toml
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(ROOT), "demo", f"BIN={bin_dir}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "MAKEFLAGS": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-2:] == [
+        f"next, the HTML report: {bin_dir}/offline-recall report example-results.jsonl",
+        f"to run offline-recall without {bin_dir}/, put it on your PATH: source {bin_dir}/activate",
+    ]
+
+
+def test_the_demo_names_the_commands_of_the_checkouts_own_venv() -> None:
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(ROOT), "-n", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "MAKEFLAGS": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert ".venv/bin/offline-recall report example-results.jsonl" in done.stdout
+    assert "source .venv/bin/activate" in done.stdout

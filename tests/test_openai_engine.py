@@ -321,6 +321,33 @@ def test_faults_a_500_is_retried_a_malformed_answer_is_its_rows_error(
 @pytest.mark.model
 @pytest.mark.vllm
 @pytest.mark.server
+def test_a_row_failed_by_a_5xx_is_retried_on_resume_a_malformed_one_is_not(
+    vllm_server: ServerProcess, tmp_path: Path
+) -> None:
+    # One request at a time, no retries: the two probes, then one extraction per row. The
+    # first row's extraction gets a 500 (transient), the second's a malformed answer (its own).
+    data, out = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ONE_SENTENCE_ROWS))
+    flags = ("--concurrency", "1", "-o", "retries=0")
+    faults = Faults(fail_posts=(3,), malformed_posts=(4,))
+    with Proxy(vllm_server.url, faults) as proxy:
+        _score(proxy.url, out, *flags, data=data)
+        first = _lines(out)
+        assert recall(first[0])["transient"] is True
+        assert "transient" not in recall(first[1])
+        asked = len(faults.seen)
+        faults.fail_posts = faults.malformed_posts = ()
+        again = _score(proxy.url, out, *flags, data=data)
+    assert "1 more failed for a transient engine error: scored again" in again.stderr
+    found = _lines(out)
+    assert recall(found[0])["status"] == "ok" and "transient" not in recall(found[0])
+    assert found[1:] == first[1:]  # the malformed row stays failed, the rest are kept
+    assert len(faults.seen) - asked < asked  # only the failed row is asked for again
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
 def test_a_server_serving_another_model_is_refused_and_flagged(
     front: Proxy, baseline: Path, tmp_path: Path
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 from pathlib import Path
 
@@ -46,8 +47,42 @@ def test_a_pipe_gets_a_plain_line_at_the_start_then_now_and_then_and_at_the_end(
         "rows scored 0/40, recall: sentences extracted 10/30, 10 s",
         "rows scored 0/40, recall: sentences extracted 20/30, 20 s",
         "rows scored 0/40, recall: sentences extracted 30/30, 30 s",
-        "rows scored 16/40, recall: sentences extracted 30/30, 30 s",
+        "rows scored 16/40, 0.53 rows/s, about 45 s left, recall: sentences extracted 30/30, 30 s",
     ]
+
+
+def test_a_pipe_shows_the_pace_and_the_time_left_counting_down_between_commits() -> None:
+    """Measured from when scoring begins (the model loaded), over the rows scored this run."""
+    console, out = piped()
+    clock = Clock()
+    with RunBar(console, 200, every=10, clock=clock) as bar:
+        clock.now = 50.0  # loading the model: not part of the pace
+        bar.begin(200, 40)  # 40 rows were in the store already
+        clock.now = 90.0
+        bar.rows(80)  # 40 rows in 40 s: 1 row/s, 120 rows left
+        clock.now = 130.0
+        bar.stage(RECALL, "verdicts judged", 3, 10)
+    lines = out.getvalue().splitlines()
+    assert "rows scored 80/200, 1.0 rows/s, about 2 min left, " in lines[-3]
+    assert lines[-2].startswith("rows scored 80/200, 1.0 rows/s, about 80 s left, recall")
+
+
+def test_a_terminal_shows_the_pace_and_the_time_left() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=160, record=True)
+    clock = Clock()
+    with RunBar(console, 40, clock=clock) as bar:
+        bar.begin(40, 0)
+        clock.now = 8.0
+        bar.rows(16)
+    shown = console.export_text()
+    assert "2.0 rows/s, about 12 s left" in shown
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"), [(45, "45 s"), (89, "89 s"), (600, "10 min"), (7500, "2 h 05 min")]
+)
+def test_a_time_left_reads_as_a_person_says_it(seconds: float, said: str) -> None:
+    assert progress.duration(seconds) == said
 
 
 def test_a_terminal_shows_the_model_loading_before_any_stage() -> None:
@@ -82,8 +117,8 @@ def test_a_piped_run_prints_rows_as_windows_commit(
     )
     assert result.exit_code == 0, result.output
     assert "rows scored 0/20, loading the model" in result.output
-    assert "rows scored 16/20, recall: verdicts judged" in result.output
-    assert "rows scored 20/20, recall: verdicts judged" in result.output
+    assert re.search(r"rows scored 16/20, [\d.]+ rows/s, about .* left, recall", result.output)
+    assert re.search(r"rows scored 20/20, [\d.]+ rows/s, recall: verdicts judged", result.output)
 
 
 def test_verify_shows_its_progress(tmp_path: Path) -> None:
@@ -95,7 +130,7 @@ def test_verify_shows_its_progress(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["verify", str(out), "--sample", "5"])
     assert result.exit_code == 0, result.output
     assert "rows re-scored 0/5, loading the model" in result.output
-    assert "rows re-scored 5/5, recall: verdicts judged" in result.output
+    assert re.search(r"rows re-scored 5/5, [\d.]+ rows/s, recall: verdicts judged", result.output)
 
 
 def test_a_pipe_gets_a_line_every_few_seconds_while_one_long_step_gives_no_news() -> None:
@@ -124,3 +159,4 @@ def test_a_ray_run_in_a_pipe_prints_rows_as_shards_commit(monkeypatch: pytest.Mo
         "rows scored 20/20",
     ]
     assert "rows/s" in lines[-1]
+    assert "left" in lines[1]  # 12 of 20 rows: the other 8 take about as long again

@@ -66,7 +66,10 @@ def test_report_shows_summary_histogram_claims_and_failures(run: Path, page: Pat
     bars = [int(n) for n in re.findall(r'<div class="bar" [^>]*><span>(\d+)</span>', html)]
     assert len(bars) == 10 and sum(bars) == 12
     assert bars[-1] == sum(s == 1.0 for s in scores)
-    assert "line 13 (broken): <code>missing field &#39;context&#39; (fields found:" in html
+    assert (
+        "line 13</a> (<bdi>broken</bdi>): <code>missing field &#39;context&#39; (fields found:"
+        in html
+    )
     # a supported claim shows its chunk with the claim's words marked
     assert (
         '<span class="chunk-label">chunk 0</span>The <mark>Eiffel Tower</mark> is a wrought-iron'
@@ -99,7 +102,9 @@ def chromium(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def visible_lines(dom: str) -> list[int]:
-    articles = re.findall(r'<article class="item"[^>]*>', dom)
+    """The lines of the items the page shows (each item's source waits in a script)."""
+    shown = re.sub(r"<script\b.*?</script>", "", dom, flags=re.DOTALL)
+    articles = re.findall(r'<article class="item"[^>]*>', shown)
     return [
         int(re.search(r'data-line="(\d+)"', a).group(1))  # type: ignore[union-attr]
         for a in articles
@@ -120,7 +125,8 @@ def test_page_script_runs_and_filters_in_chromium(page: Path) -> None:
 
     low_first = chromium("--dump-dom", page.as_uri() + "#sort=score-asc&max=0.5").stdout
     lines = visible_lines(low_first)
-    scores = [float(s) for s in re.findall(r'data-scores="([\d.]+)"[^>]*>', low_first)]
+    on_page = re.sub(r"<script\b.*?</script>", "", low_first, flags=re.DOTALL)
+    scores = [float(s) for s in re.findall(r'data-scores="([\d.]+)"[^>]*>', on_page)]
     assert lines and scores == sorted(scores)
     assert f"showing {len(lines)} of 13 items" in low_first
 

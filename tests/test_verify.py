@@ -132,3 +132,74 @@ def test_repeats_and_resumes_are_byte_identical_across_processes(tmp_path: Path)
         db.execute("DELETE FROM results WHERE line > 5")
     _score_in_a_process(data, resumed, hash_seed=3)
     assert resumed.read_bytes() == first.read_bytes()
+
+
+class _Recorder:
+    """A loopback HTTP server that records each request's path and headers, answering 404."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        seen: list[tuple[str, dict[str, str]]] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _record(self) -> None:
+                seen.append((self.path, dict(self.headers)))
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_POST = _record
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.seen = seen
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _pointed_at_a_server(out: Path, url: str, key_env: str) -> None:
+    """Rewrite the manifest beside `out` as a crafted bundle would: a server engine at `url`
+    whose key is read from `key_env`."""
+    path = out.with_name(out.name + ".manifest.json")
+    manifest = json.loads(path.read_text())
+    manifest["spec"]["engine"] = {
+        "name": "openai",
+        "options": {"base_url": url, "api_key_env": key_env},
+        "served": None,
+    }
+    path.write_text(json.dumps(manifest))
+    Path(str(out) + ".run.sqlite").unlink()
+
+
+def test_verify_never_follows_a_recorded_server_or_reads_a_recorded_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_SECRET_TOKEN", "s3cret-value")
+    out = scored(tmp_path)
+    recorder = _Recorder()
+    try:
+        _pointed_at_a_server(out, recorder.url, "MY_SECRET_TOKEN")
+        refused = CliRunner().invoke(main, ["verify", str(out)])
+        assert refused.exit_code == 1
+        assert f"records as {recorder.url}" in refused.output
+        assert "pass --base-url URL" in refused.output
+        assert recorder.seen == []
+
+        given = CliRunner().invoke(main, ["verify", str(out), "--base-url", recorder.url])
+        assert given.exit_code == 1
+        assert f"contacting only {recorder.url}" in given.output
+        assert recorder.seen, "the server named on the command line is the one asked"
+        for _, headers in recorder.seen:
+            assert "s3cret-value" not in json.dumps(headers)
+            assert "authorization" not in {k.lower() for k in headers}
+    finally:
+        recorder.close()

@@ -13,6 +13,7 @@ from .calibrate import calibrate
 from .models import models
 from .runs import compare, report, verify
 from .score import score
+from .scorers import scorers
 
 
 class _Commands(click.Group):
@@ -31,7 +32,7 @@ def main() -> None:
     """Context recall for RAG evaluation on a local, pinned, open-weight model."""
 
 
-for command in (score, report, compare, verify, models, cache, calibrate):
+for command in (score, report, compare, verify, models, cache, calibrate, scorers):
     main.add_command(command)
 
 __all__ = ["main"]

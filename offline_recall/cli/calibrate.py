@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..data.destinations import check_destinations
 from ..errors import DatasetError
 from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
@@ -78,7 +79,9 @@ def _losses(found: Calibration) -> list[str]:
 @click.option(
     "--scorer",
     "scorer_id",
-    type=click.Choice(sorted(k for k, kind in SCORERS.items() if kind.profile_scorer is None)),
+    type=click.Choice(
+        sorted(k for k, kind in SCORERS.builtin.items() if kind.profile_scorer is None)
+    ),
     default=RECALL,
     show_default=True,
     help="The scorer whose judge to fit (faithfulness judges with context recall's).",
@@ -144,6 +147,8 @@ def calibrate(
     stores the profile where later `score` runs of the same model pick it up.
     """
     console = Console(stderr=True)
+    if out is not None:
+        check_destinations([("--out", out)], {"DATA": data})
     pairs, errors = read_labelled(data, scorer_kind(scorer_id).labelled_statement)
     for error in errors:
         console.print(Text(f"skipped {error.message}", style="yellow"), soft_wrap=True)

@@ -11,6 +11,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from ..data.destinations import check_destinations
 from ..engines.manifests import DEFAULT_MODEL, ModelManifest, bundled_manifests, load_manifest
 from ..engines.pinning import PairOrder, pin_folder
 from ..engines.weights import WeightsState, cached_dir, install_weights, model_dir, weights_state
@@ -183,6 +184,9 @@ def pin_model(
 ) -> None:
     """Write a manifest pinning a local safetensors model FOLDER by its files' sha256, with
     what its family needs: answer tokens, context length, system turn, thinking switch."""
+    target = out or Path(f"{name}.toml")
+    sources = {"--judge-prompt": judge_prompt} if judge_prompt is not None else {}
+    check_destinations([("--out", target)], sources)
     manifest = pin_folder(
         folder,
         name,
@@ -191,7 +195,6 @@ def pin_model(
         pair_order=pair_order,
         judge_prompt=judge_prompt,
     )
-    target = out or Path(f"{name}.toml")
     target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
     pinned = load_manifest(target)  # what was written must read back as a valid manifest
     click.echo(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -9,7 +10,9 @@ import click
 
 from ..engines import ENGINES
 from ..engines.manifests import DEFAULT_MODEL
+from ..errors import ConfigurationError
 from ..scorers import scorer_kind
+from ..scorers.base import check_scale
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER = "offline_recall.server_options"
@@ -132,6 +135,15 @@ def fail_under_option(command: F) -> F:
     )(command)
 
 
+def finite_scale(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """`--scale`: a finite number from 0 (meaning 1) to the largest scale."""
+    try:
+        check_scale(value)
+    except ConfigurationError as e:
+        raise click.BadParameter(str(e).replace("`scale` must be", "must be")) from None
+    return value
+
+
 def parse_fail_under(
     items: Sequence[str], scorers: Sequence[str], scale: float = 1.0
 ) -> dict[str, float]:
@@ -156,6 +168,10 @@ def parse_fail_under(
             gates[sid] = float(value)
         except ValueError:
             raise click.ClickException(f"--fail-under {item}: {value!r} is not a number") from None
+        if not math.isfinite(gates[sid]):
+            raise click.ClickException(
+                f"--fail-under {item}: give a finite number, not {value!r}, as the gate"
+            )
         if gates[sid] > top:
             percent = gates[sid] <= 100 * top
             raise click.ClickException(

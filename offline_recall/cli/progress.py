@@ -1,4 +1,5 @@
-"""The progress a run shows: rows done, and what each scorer is doing inside a window.
+"""The progress a run shows: rows done, their pace and the time left, and what each scorer is
+doing inside a window.
 
 On a terminal it is a live bar (rich); anywhere else (a pipe, a CI log) it is a plain line
 now and then, so that a log shows a long run moving."""
@@ -14,6 +15,8 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
@@ -34,6 +37,38 @@ def _stage_text(scorer: str, stage: str, done: int, total: int) -> str:
 
 def _window_text(first: int, rows: int) -> str:
     return f"rows {first}-{first + rows - 1}" if rows > 1 else f"row {first}"
+
+
+def duration(seconds: float) -> str:
+    """A time span as a person reads it: `45 s`, `12 min`, `2 h 05 min`."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def pace(scored: int, seconds: float, left: int | None, since: float = 0.0) -> str | None:
+    """`scored` rows in `seconds` as rows per second, and the time the `left` rows take at
+    that rate, less the `since` seconds gone since it was measured; None before any row."""
+    if scored <= 0 or seconds <= 0:
+        return None
+    rate = scored / seconds
+    text = f"{rate:.2f} rows/s" if rate < 1 else f"{rate:.1f} rows/s"
+    if left:
+        text += f", about {duration(max(left / rate - since, 0.0))} left"
+    return text
+
+
+class _PaceColumn(ProgressColumn):
+    """The rows' pace and the time left, read from the bar when the display refreshes, so the
+    time left counts down between commits."""
+
+    def __init__(self, bar: RunBar) -> None:
+        super().__init__()
+        self._bar = bar
+
+    def render(self, task: Task) -> Text:
+        return Text((self._bar.pace() or "") if task.id == self._bar.rows_task else "")
 
 
 class RunBar:
@@ -67,6 +102,9 @@ class RunBar:
         self._first = 1
         self._window = 0
         self._stage = LOADING
+        self._begun: float | None = None
+        self._done_before = 0
+        self._committed = 0.0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._beat = threading.Thread(target=self._heartbeat, daemon=True)
@@ -74,6 +112,7 @@ class RunBar:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
+            _PaceColumn(self),
             TimeElapsedColumn(),
             console=console,
         )
@@ -106,10 +145,24 @@ class RunBar:
             self._tell()
 
     def begin(self, total: int, done: int) -> None:
-        """The run has `total` rows, `done` of them scored before."""
+        """The run has `total` rows, `done` of them scored before; the pace is measured from
+        now (the engine is loaded), over the rows scored from here."""
         self._total = total
+        self._begun, self._done_before = self._clock(), done
         self._progress.update(self._rows, total=total)
         self.rows(done)
+
+    @property
+    def rows_task(self) -> TaskID:
+        return self._rows
+
+    def pace(self) -> str | None:
+        """Rows per second since the run began scoring, and about how long the rest take."""
+        if self._begun is None:
+            return None
+        left = None if self._total is None else self._total - self._done
+        since = self._clock() - self._committed
+        return pace(self._done - self._done_before, self._committed - self._begun, left, since)
 
     def window(self, rows: int) -> None:
         """A window of `rows` rows, the next ones after those done, starts."""
@@ -117,6 +170,7 @@ class RunBar:
 
     def rows(self, done: int) -> None:
         self._done = done
+        self._committed = self._clock()
         self._progress.update(self._rows, completed=done)
         self._tell()
 
@@ -139,11 +193,17 @@ class RunBar:
                 self._line()
 
     def _line(self) -> None:
-        """One plain line: rows done, the last stage, and the time so far."""
+        """One plain line: rows done, their pace and the time left, the last stage, and the
+        time so far."""
         now = self._clock()
         self._printed = now
         total = "?" if self._total is None else str(self._total)
+        rate = self.pace()
+        paced = f", {rate}" if rate else ""
         self._console.print(
-            Text(f"{self._what} {self._done}/{total}, {self._stage}, {now - self._started:.0f} s"),
+            Text(
+                f"{self._what} {self._done}/{total}{paced}, {self._stage}, "
+                f"{now - self._started:.0f} s"
+            ),
             soft_wrap=True,
         )

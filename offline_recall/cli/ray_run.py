@@ -22,12 +22,10 @@ from rich.progress import (
 from ..data.dataset import Dataset
 from ..runs.manifest import InputSpec
 from ..runs.ray_runner import RayOptions
-from ..runs.results import ItemRecord
-from ..runs.run import run_dataset
+from ..runs.run import RunOutcome, run_dataset
 from ..runs.shard_run import ShardRun
 from ..runs.shard_store import ShardFolder, default_shards_path
 from ..runs.spec import RunSpec
-from ..runs.summary import Summary
 from . import progress
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -123,9 +121,9 @@ def runner_options(command: F) -> F:
 
 
 class _ShardBar:
-    """Rows scored (committed shards), and rows per second since scoring began: a live bar on
-    a terminal, else (a pipe, a CI log) a plain line at the start, at most every
-    `progress.EVERY` seconds as shards commit, and at the end."""
+    """Rows scored (committed shards), rows per second since scoring began and about how long
+    the rest take: a live bar on a terminal, else (a pipe, a CI log) a plain line at the
+    start, at most every `progress.EVERY` seconds as shards commit, and at the end."""
 
     def __init__(self, console: Console, total: int, done: int) -> None:
         self._console, self._total, self._done = console, total, done
@@ -159,19 +157,21 @@ class _ShardBar:
     def shard(self, rows: int) -> None:
         self._scored += rows
         self._done += rows
-        rate = self._scored / max(time.perf_counter() - self._started, 1e-9)
-        self._progress.update(self._task, advance=rows, rate=f"{rate:.1f} rows/s")
+        self._progress.update(self._task, advance=rows, rate=self._pace())
         if not self._live and (
             self._printed is None or time.perf_counter() - self._printed >= progress.EVERY
         ):
             self._line()
 
+    def _pace(self) -> str:
+        """Rows per second since scoring began, and about how long the rest take."""
+        seconds = max(time.perf_counter() - self._started, 1e-9)
+        return progress.pace(self._scored, seconds, self._total - self._done) or "0.0 rows/s"
+
     def _line(self) -> None:
         self._printed = now = time.perf_counter()
-        rate = self._scored / max(now - self._started, 1e-9)
         self._console.print(
-            f"rows scored {self._done}/{self._total}, {rate:.1f} rows/s, "
-            f"{now - self._started:.0f} s",
+            f"rows scored {self._done}/{self._total}, {self._pace()}, {now - self._started:.0f} s",
             soft_wrap=True,
         )
 
@@ -185,9 +185,9 @@ def score_on_ray(
     form: str,
     restart: bool,
     console: Console,
-) -> tuple[dict[str, Summary], list[ItemRecord]]:
+) -> RunOutcome:
     """Score `dataset` on Ray into its shard folder, then write `out` from the shards (unless
-    --no-merge). Returns each scorer's summary, and every record when `form` is a table."""
+    --no-merge). Returns the run's outcome: every record in it when `form` is a table."""
     assert runner.ray is not None
     folder = ShardFolder(runner.shards or default_shards_path(out or Path("results.jsonl")))
     store = ShardRun(
@@ -202,4 +202,4 @@ def score_on_ray(
     )
     if target is None:
         console.print(f"shards: {folder.path}")
-    return outcome.summaries, outcome.records
+    return outcome

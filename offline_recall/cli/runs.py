@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 
+from ..data.destinations import check_destinations, write_error
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
 from ..runs.manifest import RunManifest
 from ..runs.results import ItemRecord, read_results
 from ..runs.store import manifest_path
-from ..runs.verify import verify_run
+from ..runs.verify import Contact, verify_run
+from ..scorers import SCORERS
+from ..scorers.recall import ID as RECALL
 from .options import parse_scorers
 from .progress import RunBar
+
+if TYPE_CHECKING:
+    from ..report.ranking import Ranking
 
 
 def _manifest_beside(results: Path) -> RunManifest | None:
@@ -32,21 +39,132 @@ def _spec_mismatch(a: Path, b: Path) -> list[str] | None:
     return ma.spec.differences(mb.spec)
 
 
-def _shared_scorers(a: list[ItemRecord], b: list[ItemRecord], chosen: str | None) -> list[str]:
-    in_a = list(dict.fromkeys(sid for r in a for sid in r.results))
-    in_b = {sid for r in b for sid in r.results}
-    shared = [sid for sid in in_a if sid in in_b]
+def _shared_scorers(runs: list[list[ItemRecord]], chosen: str | None) -> list[str]:
+    every = "both runs" if len(runs) == 2 else "every run"
+    shared = list(dict.fromkeys(sid for r in runs[0] for sid in r.results))
+    for other in runs[1:]:
+        found = {sid for r in other for sid in r.results}
+        shared = [sid for sid in shared if sid in found]
     if chosen is not None:
         wanted = parse_scorers(chosen)
         missing = [sid for sid in wanted if sid not in shared]
         if missing:
             raise click.ClickException(
-                f"not in both runs: {', '.join(missing)} (shared: {', '.join(shared) or 'none'})"
+                f"not in {every}: {', '.join(missing)} (shared: {', '.join(shared) or 'none'})"
             )
         return wanted
     if not shared:
         raise click.ClickException("the runs share no scorer")
     return shared
+
+
+def _run_names(runs: tuple[Path, ...]) -> list[str]:
+    """What each run is called in the output: its file name, or its path where two share it."""
+    names = [p.name for p in runs]
+    return names if len(set(names)) == len(names) else [str(p) for p in runs]
+
+
+def _baseline(runs: tuple[Path, ...], baseline: Path | None) -> int | None:
+    if baseline is None:
+        return None
+    for i, run in enumerate(runs):
+        if run.resolve() == baseline.resolve():
+            return i
+    raise click.ClickException(
+        f"--fail-if-worse {baseline} is not one of the runs compared; give it as a RUN too"
+    )
+
+
+def _refuse_mismatch(mismatch: tuple[str, ...], allow: bool) -> None:
+    if mismatch and not allow:
+        raise click.ClickException(
+            f"the runs differ ({'; '.join(mismatch)}); pass --allow-mismatch to compare them anyway"
+        )
+
+
+def _compare_two(
+    runs: tuple[Path, ...],
+    records: list[list[ItemRecord]],
+    scorers: list[str],
+    pair_by: PairBy,
+    allow_mismatch: bool,
+) -> list[Comparison]:
+    (run_a, run_b), (a, b) = runs, records
+    mismatch = _spec_mismatch(run_a, run_b)
+    comparisons: list[Comparison] = []
+    for sid in scorers:
+        comparison = compare_runs(
+            a, b, scorer=sid, names=(run_a.name, run_b.name), pair_by=pair_by, mismatch=mismatch
+        )
+        _refuse_mismatch(comparison.mismatch, allow_mismatch)
+        if comparison.paired == 0:
+            raise click.ClickException(
+                f"no item of {run_a.name} pairs with one of {run_b.name} by {comparison.paired_by}"
+            )
+        comparisons.append(comparison)
+    return comparisons
+
+
+def _rank(
+    runs: tuple[Path, ...],
+    records: list[list[ItemRecord]],
+    scorers: list[str],
+    pair_by: PairBy,
+    allow_mismatch: bool,
+) -> list[Ranking]:
+    from ..report.ranking import rank_runs
+
+    mismatch = [_spec_mismatch(runs[0], other) for other in runs[1:]]
+    rankings: list[Ranking] = []
+    for sid in scorers:
+        ranking = rank_runs(
+            records, _run_names(runs), scorer=sid, pair_by=pair_by, mismatch=mismatch
+        )
+        _refuse_mismatch(ranking.mismatch, allow_mismatch)
+        rankings.append(ranking)
+    return rankings
+
+
+def _gate(
+    records: list[list[ItemRecord]],
+    names: list[str],
+    base: int,
+    scorers: list[str],
+    pair_by: PairBy,
+    margin: float,
+) -> None:
+    """Print whether any run is worse than the baseline run; exit with status 1 if one is."""
+    from ..report.gate import regression
+
+    found = []
+    for sid in scorers:
+        for i, other in enumerate(records):
+            if i == base:
+                continue
+            names_ = (names[base], names[i])
+            c = compare_runs(records[base], other, scorer=sid, names=names_, pair_by=pair_by)
+            if (r := regression(c, margin)) is not None:
+                found.append(r)
+    for r in found:
+        click.echo(f"regression: {r.line()}")
+    if found:
+        raise SystemExit(1)
+    measures = ", ".join(kind.measure if (kind := SCORERS.get(s)) else s for s in scorers)
+    click.echo(
+        f"no regression: no run's {measures} is below {names[base]}'s by more than "
+        f"{margin:g} with the interval of the difference excluding 0"
+    )
+
+
+def _gated_scorers(shared: list[str], chosen: str | None) -> list[str]:
+    if chosen is not None:
+        return shared
+    if RECALL not in shared:
+        raise click.ClickException(
+            f"--fail-if-worse gates {RECALL}, which the runs do not share; "
+            "choose the scorer to gate with --scorer"
+        )
+    return [RECALL]
 
 
 @click.command()
@@ -60,16 +178,29 @@ def _shared_scorers(a: list[ItemRecord], b: list[ItemRecord], chosen: str | None
 )
 def report(results: Path, out: Path) -> None:
     """Write a self-contained HTML report of a scored run (a file written by `score`)."""
-    from ..report.html import render_report
+    from ..report.html import report_chunks
+    from ..report.views import report_view
+    from ..runs.results import iter_results
 
-    records = read_results(results)
-    out.write_text(render_report(records, source=results.name), encoding="utf-8")
-    click.echo(f"wrote {out} ({len(records)} items)")
+    check_destinations([("--out", out)], {"RESULTS": results})
+    # Two passes over the file, neither holding it: the summary of every row, then the items.
+    view = report_view(iter_results(results), source=results.name)
+    try:
+        with out.open("w", encoding="utf-8") as page:
+            page.writelines(report_chunks(view, iter_results(results)))
+    except OSError as e:
+        raise write_error(out, e) from e
+    click.echo(f"wrote {out} ({view.count} items)")
 
 
 @click.command()
-@click.argument("run_a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.argument("run_b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "runs",
+    nargs=-1,
+    required=True,
+    metavar="RUN_A RUN_B [RUN]...",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
 @click.option(
     "--html",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -86,64 +217,86 @@ def report(results: Path, out: Path) -> None:
     "scorer_list",
     default=None,
     metavar="ID[,ID...]",
-    help="Compare these scorers' results [default: every scorer both runs have].",
+    help="Compare these scorers' results [default: every scorer the runs share].",
 )
 @click.option(
     "--pair-by",
     type=click.Choice([p.value for p in PairBy]),
     default=PairBy.AUTO.value,
     show_default=True,
-    help="Match items by id, by line, or by id when both runs have unique shared ids.",
+    help="Match items by id, by line, or by id when every run has unique shared ids.",
 )
 @click.option(
     "--show",
     type=click.IntRange(min=0),
     default=10,
     show_default=True,
-    help="Items whose flipped claims are printed.",
+    help="Items printed: those with flipped claims (two runs), or where the runs disagree most.",
+)
+@click.option(
+    "--fail-if-worse",
+    "baseline",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    metavar="BASELINE",
+    help="Exit with status 1 when a run's recall (or each --scorer's score) is below that of "
+    "BASELINE, one of the RUNs, by more than --margin with the interval of the difference "
+    "excluding 0.",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="With --fail-if-worse: how far below the baseline's mean a run may fall.",
 )
 def compare(
-    run_a: Path,
-    run_b: Path,
+    runs: tuple[Path, ...],
     html: Path | None,
     allow_mismatch: bool,
     scorer_list: str | None,
     pair_by: str,
     show: int,
+    baseline: Path | None,
+    margin: float,
 ) -> None:
-    """Compare two scored runs item by item: B minus A, its uncertainty, and flipped verdicts.
+    """Compare scored runs item by item. Two runs: B minus A, its uncertainty, and flipped
+    verdicts. Three or more: a ranking per scorer, each run against the best one.
 
     Runs are comparable when their specs match in everything but the retrieved context; the
     specs are read from the manifests beside the result files (else from the records).
     """
-    a, b = read_results(run_a), read_results(run_b)
-    mismatch = _spec_mismatch(run_a, run_b)
-    comparisons: list[Comparison] = []
-    for sid in _shared_scorers(a, b, scorer_list):
-        comparison = compare_runs(
-            a,
-            b,
-            scorer=sid,
-            names=(run_a.name, run_b.name),
-            pair_by=PairBy(pair_by),
-            mismatch=mismatch,
-        )
-        if comparison.mismatch and not allow_mismatch:
-            raise click.ClickException(
-                f"the runs differ ({'; '.join(comparison.mismatch)}); "
-                "pass --allow-mismatch to compare them anyway"
-            )
-        if comparison.paired == 0:
-            raise click.ClickException(
-                f"no item of {run_a.name} pairs with one of {run_b.name} by {comparison.paired_by}"
-            )
-        comparisons.append(comparison)
-    click.echo("\n\n".join(comparison_text(c, show=show) for c in comparisons))
+    if len(runs) < 2:
+        raise click.ClickException("compare needs two runs or more")
     if html is not None:
-        from ..report.html import render_comparison
+        labels = (
+            ["RUN_A", "RUN_B"] if len(runs) == 2 else [f"RUN {i}" for i in range(1, len(runs) + 1)]
+        )
+        check_destinations([("--html", html)], dict(zip(labels, runs, strict=True)))
+    base = _baseline(runs, baseline)
+    records = [read_results(run) for run in runs]
+    scorers = _shared_scorers(records, scorer_list)
+    how = PairBy(pair_by)
+    if len(runs) == 2:
+        comparisons = _compare_two(runs, records, scorers, how, allow_mismatch)
+        click.echo("\n\n".join(comparison_text(c, show=show) for c in comparisons))
+    else:
+        from ..report.ranking_text import ranking_text
 
-        html.write_text(render_comparison(comparisons), encoding="utf-8")
+        rankings = _rank(runs, records, scorers, how, allow_mismatch)
+        click.echo("\n\n".join(ranking_text(r, show=show) for r in rankings))
+    if html is not None:
+        from ..report.html import render_comparison, render_ranking
+
+        page = render_comparison(comparisons) if len(runs) == 2 else render_ranking(rankings)
+        try:
+            html.write_text(page, encoding="utf-8")
+        except OSError as e:
+            raise write_error(html, e) from e
         click.echo(f"\nwrote {html}")
+    if base is not None:
+        click.echo("")
+        _gate(records, _run_names(runs), base, _gated_scorers(scorers, scorer_list), how, margin)
 
 
 @click.command()
@@ -164,16 +317,51 @@ def compare(
 @click.option(
     "--show", type=click.IntRange(min=0), default=5, show_default=True, help="Differences printed."
 )
-def verify(run: Path, sample: int | None, seed: int, show: int) -> None:
+@click.option(
+    "--base-url",
+    default=None,
+    metavar="URL",
+    help="A run scored through a model server: the server to re-score through (the address "
+    "the run recorded is never contacted on its own).",
+)
+@click.option(
+    "--api-key-env",
+    default=None,
+    metavar="VAR",
+    help="With --base-url: the environment variable holding that server's API key "
+    "(a variable the run recorded is never read).",
+)
+@click.option("--judge-base-url", default=None, metavar="URL", help="The same for a judge model.")
+@click.option("--judge-api-key-env", default=None, metavar="VAR", help="Its key's variable.")
+def verify(
+    run: Path,
+    sample: int | None,
+    seed: int,
+    show: int,
+    base_url: str | None,
+    api_key_env: str | None,
+    judge_base_url: str | None,
+    judge_api_key_env: str | None,
+) -> None:
     """Re-score RUN (a result file of `score`, its .run.sqlite store, or a Ray run's shards
     folder) and compare.
 
     It re-scores with the spec the run's manifest recorded (model, engine options, prompts,
     judge profiles); the library and the input file must be the run's. Exits with status 1
-    when any row's record differs from the recorded one.
+    when any row's record differs from the recorded one. A run scored through a model
+    server is re-scored only through the server --base-url names.
     """
+    contact = Contact(
+        base_url=base_url,
+        api_key_env=api_key_env,
+        judge_base_url=judge_base_url,
+        judge_api_key_env=judge_api_key_env,
+    )
+    for url in (base_url, judge_base_url):
+        if url is not None:
+            click.echo(f"verify: contacting only {url} (given on the command line)", err=True)
     with RunBar(Console(stderr=True), what="rows re-scored") as bar:
-        report = verify_run(run, sample, seed, bar)
+        report = verify_run(run, sample, seed, bar, contact)
     for change in report.environment:
         click.echo(f"warning: engine package changed since the run: {change}", err=True)
     differ = len(report.differences)

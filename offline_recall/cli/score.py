@@ -10,20 +10,21 @@ from rich.console import Console
 from rich.text import Text
 
 from ..data.dataset import open_dataset
+from ..data.destinations import check_destinations
 from ..data.fields import parse_mapping
 from ..judging.disclosure import NOTE, is_lexical_rule
 from ..runs.claim_cache import ClaimCache
 from ..runs.manifest import InputSpec
-from ..runs.results import ItemRecord, OutputFormat, output_format
-from ..runs.run import run_dataset
+from ..runs.results import OutputFormat, output_format
+from ..runs.run import RunOutcome, run_dataset
 from ..runs.runner import LocalRun
 from ..runs.spec import RunSpec, resolve_spec
-from ..runs.store import RunStore, default_store_path
-from ..runs.summary import Summary
-from ..scorers import SCORERS
+from ..runs.store import RunStore, default_store_path, manifest_path
+from ..scorers import SCORERS, scorer_kind
 from ..scorers.recall import ID as RECALL
 from .options import (
     fail_under_option,
+    finite_scale,
     judge_model_options,
     model_and_engine,
     parse_engine_options,
@@ -33,6 +34,7 @@ from .options import (
 from .progress import RunBar
 from .ray_run import Runner, runner_options, score_on_ray
 from .summary import (
+    failed_lines,
     gate_failure,
     items_table,
     missing_truth_line,
@@ -64,7 +66,8 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     default=(RECALL,),
     show_default=True,
     metavar="ID[,ID...]",
-    help=f"Scorers to run, comma-separated or repeated ({', '.join(SCORERS)}); all in one pass.",
+    help=f"Scorers to run, comma-separated or repeated ({', '.join(SCORERS.builtin)}, or an "
+    "installed plugin's: `offline-recall scorers` lists them); all in one pass.",
 )
 @click.option(
     "--out",
@@ -86,7 +89,7 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     "mapping",
     multiple=True,
     metavar="FIELD=COLUMN",
-    help="Read FIELD (id, input, ground_truth, context) from COLUMN. Repeatable.",
+    help="Read FIELD (id, input, ground_truth, context, output) from COLUMN. Repeatable.",
 )
 @click.option(
     "--context-sep",
@@ -96,7 +99,8 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 )
 @click.option(
     "--scale",
-    type=click.FloatRange(min=0),
+    type=float,
+    callback=finite_scale,
     default=1.0,
     show_default=True,
     help="Multiply every score by this (scores are in [0, scale]; 0 means 1, as in Mastra).",
@@ -147,8 +151,10 @@ def score(
 ) -> None:
     """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
 
-    Field names of Mastra (groundTruth), RAGAS (user_input, reference, retrieved_contexts) and
-    offline-recall (ground_truth, context) are detected; --map names any other column.
+    Field names of Mastra (groundTruth), RAGAS (user_input, reference, retrieved_contexts,
+    response, or its older question, ground_truth, contexts, answer; a ground_truths list is
+    one ground truth, joined by newlines) and offline-recall (ground_truth, context) are
+    detected; --map names any other column. Other fields go into each record as metadata.
 
     Results are committed to a run store as they finish; running the same command again after
     an interruption scores only the rows not stored yet. The output file is written from the
@@ -161,13 +167,25 @@ def score(
     if max_failed is None and gates:
         max_failed = 0
     out, form = _output(out, fmt)
+    if store_path is None and out is not None and runner.ray is None:
+        store_path = default_store_path(out)
+    check_destinations(_destinations(out, store_path), {str(data): data})
     fields = parse_mapping(mapping)
     dataset = open_dataset(data, fields, context_sep)
     if dataset.total == 0:
         raise click.ClickException(f"{data.name} holds no rows: nothing to score")
+    has_output = dataset.detection.found["output"] is not None
+    needing = [
+        s
+        for s in scorers
+        if scorer_kind(s).needs_ground_truth
+        and not (has_output and scorer_kind(s).output_for_ground_truth)
+    ]
+    if needing and (
+        missing := dataset.detection.missing_ground_truth(data.name, " and ".join(needing))
+    ):
+        raise click.ClickException(missing)
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
-    for warning in dataset.detection.warnings():
-        console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
     spec = resolve_spec(
         model,
         engine=backend,
@@ -189,12 +207,10 @@ def score(
     if runner.ray is not None:
         if store_path is not None:
             raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
-        summaries, shown = score_on_ray(runner, spec, dataset, given, out, form, restart, console)
+        ray = score_on_ray(runner, spec, dataset, given, out, form, restart, console)
         written = out if runner.merge else None
-        _report(console, started, form, shown, spec, summaries, written, gates, max_failed)
+        _report(console, started, form, ray, spec, written, gates, max_failed, dataset.where)
         return
-    if store_path is None and out is not None:
-        store_path = default_store_path(out)
     cache = None if no_cache else ClaimCache()
     try:
         with RunStore(store_path, restart=restart) as store:
@@ -206,31 +222,46 @@ def score(
         if cache is not None:
             cache.close()
 
-    _report(
-        console, started, form, outcome.records, spec, outcome.summaries, out, gates, max_failed
-    )
+    _report(console, started, form, outcome, spec, out, gates, max_failed, dataset.where)
+
+
+def _destinations(out: Path | None, store: Path | None) -> list[tuple[str, Path]]:
+    """Every file a run writes: the results, the manifest beside them, the store and its log."""
+    paths: list[tuple[str, Path]] = []
+    if out is not None:
+        paths += [("--out", out), ("the manifest beside --out", manifest_path(out))]
+    if store is not None:
+        paths += [("--store", store)]
+        paths += [(f"the store's {s} file", Path(f"{store}{s}")) for s in ("-wal", "-shm")]
+    return paths
 
 
 def _report(
     console: Console,
     started: float,
     form: str,
-    shown: list[ItemRecord],
+    outcome: RunOutcome,
     spec: RunSpec,
-    summaries: dict[str, Summary],
     out: Path | None,
     gates: dict[str, float],
     max_failed: int | None,
+    position: str,
 ) -> None:
-    """The items (as a table), each scorer's summary, where the results went, and the gates."""
+    """The items (as a table), each scorer's summary, the first failed rows, where the results
+    went, and the gates."""
     seconds = time.perf_counter() - started
+    summaries = outcome.summaries
     if form == "table":
-        Console().print(items_table(shown))
+        Console().print(items_table(outcome.records))
     for sid in spec.scorer_ids:
         if sid in summaries:
             Console().print(summary_table(sid, summaries[sid], seconds, spec))
             if (note := missing_truth_line(sid, summaries[sid])) is not None:
                 Console().print(Text(note), soft_wrap=True)
+    where = str(out) if out is not None else "the items table" if form == "table" else "the run"
+    most = max((s.failed for s in summaries.values()), default=0)
+    for line in failed_lines(outcome.failed, most, where, position):
+        Console().print(Text(line), soft_wrap=True)
     if out is not None:
         console.print(f"results: {out}")
     failure = gate_failure(summaries, gates, max_failed)

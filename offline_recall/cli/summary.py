@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rich.table import Table
+from rich.text import Text
 
 from ..judging.profile import ProfileOrigin
+from ..printable import printable
 from ..runs.results import ItemRecord
 from ..runs.spec import RunSpec, ScorerSpec
 from ..runs.summary import Summary
@@ -114,12 +116,12 @@ def items_table(records: Sequence[ItemRecord]) -> Table:
             negative = "; ".join(j.text for j in judgments if not j.positive)
             table.add_row(
                 str(r.line),
-                "" if r.id is None else str(r.id),
+                Text("" if r.id is None else printable(str(r.id))),
                 scorer_kind(sid).measure,
                 result.status.value,
                 "n/a" if result.score is None else f"{result.score:.2f}",
                 f"{sum(j.positive for j in judgments)}/{len(judgments)}",
-                result.error or negative,
+                Text(printable(result.error or negative)),  # Text: never read as markup
             )
     return table
 
@@ -144,3 +146,30 @@ def gate_failure(
                 "the results (status error)"
             )
     return None
+
+
+def failed_lines(
+    failed: Sequence[ItemRecord], failed_most: int, where: str, position: str = "line"
+) -> list[str]:
+    """The failed rows shown under the summary: each one's `position` ("line 3", "row 3"), id
+    and reason, and `where` the others are (`failed_most`: the most rows a scorer failed)."""
+    lines = []
+    for record in failed:
+        errors = {
+            sid: r.error or "failed"
+            for sid, r in record.results.items()
+            if r.status is Status.ERROR
+        }
+        reasons = set(errors.values())
+        reason = (
+            reasons.pop()
+            if len(reasons) == 1
+            else "; ".join(f"{scorer_kind(sid).measure}: {e}" for sid, e in errors.items())
+        )
+        named = "" if record.id is None else f" (id {record.id})"
+        lines.append(f"failed: {position} {record.line}{named}: {reason}")
+    if failed_most > len(failed):
+        lines.append(f"the other failed rows are in {where} (status error)")
+    elif failed:
+        lines.append(f"their records are in {where} (status error)")
+    return lines

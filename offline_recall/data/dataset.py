@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import DatasetError
-from .fields import Detection, FieldMap, detect
+from .fields import FIELDS, Detection, FieldMap, detect, ground_truth_value
 from .readers import (
     InputFormat,
     csv_reader,
@@ -19,10 +19,12 @@ from .readers import (
     decode_context_cell,
     input_format,
     json_array,
+    jsonl_count,
     jsonl_record,
     jsonl_records,
     parquet_file,
     records,
+    refused_value,
 )
 
 DETECTION_SAMPLE = 1000
@@ -41,6 +43,8 @@ class Row(BaseModel):
     context: list[str]
     output: Any = None
     """The answer the system gave (read by scorers of the output, e.g. faithfulness)."""
+    metadata: dict[str, Any] | None = None
+    """The record's other fields, which no scorer reads, carried into its result record."""
 
 
 class RowError(BaseModel):
@@ -98,13 +102,16 @@ def row_from_record(
     context = record[contexts[0]]
     if not isinstance(context, list) or not all(isinstance(c, str) for c in context):
         return error(f"'{contexts[0]}' must be a list of strings")
+    read = {k for f in FIELDS for k in getattr(fields, f)}
+    others = {str(k): v for k, v in record.items() if k not in read}
     return Row(
         line=line,
         id=row_id,
         input=next((record[k] for k in fields.input if k in record), None),
-        ground_truth=record[truths[0]] if truths else None,
+        ground_truth=ground_truth_value(truths[0], record[truths[0]]) if truths else None,
         context=context,
         output=next((record[k] for k in fields.output if k in record), None),
+        metadata=others or None,
     )
 
 
@@ -136,6 +143,8 @@ class RowReader:
         read."""
         if isinstance(record, str):
             return row_error(number, record, self.where)
+        if (refused := refused_value(record)) is not None:
+            return row_error(number, refused, self.where)
         fields = self.detection.fields_for([k for k, v in record.items() if v is not None])
         if self.detection.format in (InputFormat.JSONL, InputFormat.JSON):
             return row_from_record(number, record, fields, self.where)
@@ -194,8 +203,14 @@ def _keys_and_total(fmt: InputFormat, path: Path) -> tuple[list[list[str]], int]
         parquet = parquet_file(path)
         return [list(parquet.schema_arrow.names)], int(parquet.metadata.num_rows)
     if fmt == InputFormat.CSV:
-        with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
             columns = list(csv_reader(f).fieldnames or [])
+        twice = sorted({c for c in columns if columns.count(c) > 1})
+        if twice:
+            raise DatasetError(
+                f"{path.name}: the header names {', '.join(map(repr, twice))} more than once; "
+                "give each column its own name"
+            )
         return [columns], sum(1 for _ in csv_records(path))
     if fmt == InputFormat.JSON:
         items = json_array(path)
@@ -205,8 +220,7 @@ def _keys_and_total(fmt: InputFormat, path: Path) -> tuple[list[list[str]], int]
         sample = [
             r for _, r in islice(jsonl_records(path), DETECTION_SAMPLE) if isinstance(r, dict)
         ]
-        with path.open("rb") as f:
-            total = sum(1 for line in f if line.strip())
+        total = jsonl_count(path)
     return [list(record) for record in sample], total
 
 
@@ -215,6 +229,11 @@ def open_dataset(
 ) -> Dataset:
     """Detect `path`'s format and field names; fail, saying what to do, if it has no context."""
     fmt = input_format(path)
+    if not path.is_file():
+        raise DatasetError(
+            f"{path}: not a regular file; a FIFO or device cannot be read twice (once to count "
+            "its rows, once to score them): save it to a file first"
+        )
     sample, total = _keys_and_total(fmt, path)
     columns = list(dict.fromkeys(k for keys in sample for k in keys))
     tabular = fmt in (InputFormat.CSV, InputFormat.PARQUET)

@@ -7,6 +7,7 @@ Names are detected from the keys or columns (Mastra's, RAGAS's or our own) and r
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -50,14 +51,32 @@ CONVENTIONS = (
     Convention(
         name="RAGAS",
         fields=FieldMap(
-            input=("user_input",),
-            ground_truth=("reference",),
-            context=("retrieved_contexts",),
-            output=("response",),
+            input=("user_input", "question"),
+            ground_truth=("reference", "ground_truth", "ground_truths"),
+            context=("retrieved_contexts", "contexts"),
+            output=("response", "answer"),
         ),
     ),
 )
-"""Known conventions; on a tie in detection the first listed wins."""
+"""Known conventions; on a tie in detection the first listed wins. RAGAS's older names
+(`question`, `answer`, `contexts`, `ground_truth`, `ground_truths`) follow its newer ones."""
+
+LISTED_GROUND_TRUTH = "ground_truths"
+"""RAGAS's older key for a list of ground truths: read as one, joined by newlines."""
+
+
+def names_of(field: str) -> tuple[str, ...]:
+    """Every convention's keys for `field` (one of `FIELDS`), ours first."""
+    return tuple(dict.fromkeys(k for c in CONVENTIONS for k in getattr(c.fields, field)))
+
+
+def ground_truth_value(key: str, value: Any) -> Any:
+    """A ground truth as read from `key`: a `ground_truths` list of strings joined by newlines
+    (every reference answer is one text to extract claims from), anything else as given."""
+    listed = key == LISTED_GROUND_TRUTH and isinstance(value, list)
+    if listed and all(isinstance(v, str) for v in value):  # anything else is judged as JSON
+        return "\n".join(value)
+    return value
 
 
 class Detection(BaseModel):
@@ -77,6 +96,10 @@ class Detection(BaseModel):
     found: dict[str, str | None]
     others: tuple[str, ...] = ()
     """Other conventions that records of the detection sample follow."""
+    columns: tuple[str, ...] = ()
+    """Every key or column the records read to detect the names hold."""
+    ground_truth: bool = True
+    """Whether any of those records holds a ground truth under the names it is read by."""
 
     def fields_for(self, keys: Collection[str]) -> FieldMap:
         """The names a record with these keys is read by: the file's, unless the record holds
@@ -100,15 +123,19 @@ class Detection(BaseModel):
             f"{others}: {names}"
         )
 
-    def warnings(self) -> list[str]:
-        """Fields no record has, where that changes every item's outcome."""
-        if self.found["ground_truth"] is None and not self.others:
-            keys = ", ".join(self.fields.ground_truth)
-            return [
-                f"no {keys} in the data: every item scores 0 as no_ground_truth "
-                "(name the column with --map ground_truth=COLUMN)"
-            ]
-        return []
+    def missing_ground_truth(self, name: str, needed_by: str) -> str | None:
+        """Why scorers of the ground truth (`needed_by`) cannot score file `name`: no record
+        read to detect the names holds one. One line naming the fields the records have and
+        the option that names the column; None when some record has a ground truth."""
+        if self.ground_truth:
+            return None
+        keys = " or ".join(self.fields.ground_truth)
+        fields = ", ".join(self.columns) or "none"
+        return (
+            f"{name}: no row has a ground truth ({keys}, {self.convention} names), which "
+            f"{needed_by} needs; name its column with --map ground_truth=COLUMN "
+            f"(fields: {fields})"
+        )
 
 
 def parse_mapping(items: Sequence[str]) -> dict[str, str]:
@@ -123,13 +150,21 @@ def parse_mapping(items: Sequence[str]) -> dict[str, str]:
             raise DatasetError(
                 f"--map {item!r}: unknown field {field!r}; fields: {', '.join(FIELDS)}"
             )
+        if field in mapping and mapping[field] != column:
+            raise DatasetError(
+                f"--map {field}= is given twice ({mapping[field]} and {column}); name one column"
+            )
         mapping[field] = column
     return mapping
 
 
 def _matches(convention: Convention, keys: Collection[str]) -> int:
+    """How well `keys` fit `convention`: per field, 2 for its first name, 1 for another."""
     fields = convention.fields
-    return sum(getattr(fields, f)[0] in keys for f in ("input", "ground_truth", "context"))
+    return sum(
+        2 if names[0] in keys else int(any(k in keys for k in names[1:]))
+        for names in (getattr(fields, f) for f in ("input", "ground_truth", "context"))
+    )
 
 
 def _best(keys: Collection[str]) -> Convention:
@@ -138,7 +173,12 @@ def _best(keys: Collection[str]) -> Convention:
 
 
 def _mapped(convention: Convention, mapped: Mapping[str, str]) -> FieldMap:
-    return convention.fields.model_copy(update={f: (c,) for f, c in mapped.items()})
+    """The convention's names with `mapped` fields read from their columns, and those columns
+    read as nothing else (`--map ground_truth=answer` leaves RAGAS's `answer` no output)."""
+    taken = set(mapped.values())
+    fields = convention.fields
+    kept = {f: tuple(k for k in getattr(fields, f) if k not in taken) for f in FIELDS}
+    return fields.model_copy(update=kept | {f: (c,) for f, c in mapped.items()})
 
 
 def detect(
@@ -161,7 +201,16 @@ def detect(
     fields = _mapped(best, mapped)
     found = {f: next((k for k in getattr(fields, f) if k in present), None) for f in FIELDS}
     detection = Detection(
-        format=fmt, convention=best.name, mapped=dict(mapped), fields=fields, found=found
+        format=fmt,
+        convention=best.name,
+        mapped=dict(mapped),
+        fields=fields,
+        found=found,
+        columns=tuple(columns),
     )
     others = {_best(k).name: None for k in records if detection.fields_for(k) != fields}
-    return detection.model_copy(update={"others": tuple(others)}) if others else detection
+    truth = any(
+        any(k in keys for k in detection.fields_for(keys).ground_truth)
+        for keys in (records or [present])
+    )
+    return detection.model_copy(update={"others": tuple(others), "ground_truth": truth})

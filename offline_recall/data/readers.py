@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, NamedTuple
 
 from ..errors import DatasetError
 
@@ -86,33 +86,159 @@ def line_error(error: json.JSONDecodeError, text: str) -> str:
     return f"{saw}; the line starts {_shown(text[:QUOTED])} and ends {_shown(text[-QUOTED:])}"
 
 
+MAX_DEPTH = 100
+"""Levels of nesting a record may have; deeper values are that row's error, never a crash."""
+
+_UNDECODED = re.compile("[\udc80-\udcff]")
+"""What a byte that is not UTF-8 becomes when a file is read with `surrogateescape`."""
+
+
+def refused_value(record: Any) -> str | None:
+    """Why a decoded record cannot be read, or None: nested deeper than `MAX_DEPTH`, or text
+    holding bytes that are not UTF-8."""
+    stack: list[tuple[Any, int]] = [(record, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if _UNDECODED.search(value):
+                return "holds bytes that are not valid UTF-8 text"
+            continue
+        if not isinstance(value, dict | list | tuple):
+            continue
+        if depth > MAX_DEPTH:
+            return f"a value is nested more than {MAX_DEPTH} levels deep"
+        items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items)
+    return None
+
+
+def _loads(text: str) -> Any:
+    """`json.loads`, with nesting too deep for the parser raised as a ValueError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"a value is nested more than {MAX_DEPTH} levels deep") from None
+
+
 def jsonl_record(text: str) -> dict[str, Any] | str:
     """One JSON Lines record's keys, or the reason it is not a record."""
-    line = text.rstrip("\r\n")
+    line = text.rstrip("\r\n").removeprefix("\ufeff")
     try:
-        record = json.loads(line)
+        record = _loads(line)
     except json.JSONDecodeError as e:
         return f"not valid JSON: {line_error(e, line)}"
+    except ValueError as e:
+        return str(e)
     return record if isinstance(record, dict) else "expected a JSON object"
 
 
-def jsonl_lines(f: TextIO, first: int = 1) -> Iterator[Record]:
-    """The records of JSON Lines text, numbered by line from `first` (blank lines count)."""
-    for number, text in enumerate(f, start=first):
-        if text.strip():
+def is_blank(raw: bytes) -> bool:
+    """Whether a line of a text file holds no record (only whitespace); every reader and
+    counter of lines decides it the same way."""
+    return not raw.decode("utf-8", "replace").strip()
+
+
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
+
+
+def byte_lines(f: IO[bytes], offset: int = 0) -> Iterator[tuple[int, bytes]]:
+    """Each line with its byte offset, split where text mode splits (`\\n`, `\\r\\n`, `\\r`)."""
+    for chunk in f:
+        for line in _LONE_CR.split(chunk):
+            if line:
+                yield offset, line
+                offset += len(line)
+
+
+def jsonl_texts(f: IO[bytes], first: int = 1) -> Iterator[tuple[int, str | None]]:
+    """Each non-blank line of JSON Lines bytes, numbered from `first` (blank lines count),
+    decoded; None for a line that is not valid UTF-8."""
+    for number, (_, raw) in enumerate(byte_lines(f), start=first):
+        if is_blank(raw):
+            continue
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield number, None
+
+
+def jsonl_lines(f: IO[bytes], first: int = 1) -> Iterator[Record]:
+    """The records of JSON Lines bytes, numbered by line from `first` (blank lines count)."""
+    for number, text in jsonl_texts(f, first):
+        if text is None:
+            yield number, "the line is not valid UTF-8 text"
+        else:
             yield number, jsonl_record(text)
 
 
 def jsonl_records(path: Path) -> Iterator[Record]:
-    with path.open(encoding="utf-8", errors="replace") as f:
+    with path.open("rb") as f:
         yield from jsonl_lines(f)
 
 
+def jsonl_count(path: Path) -> int:
+    """How many records a JSON Lines file holds, counted as `jsonl_records` reads them."""
+    with path.open("rb") as f:
+        return sum(1 for _ in jsonl_texts(f))
+
+
+def _array_items(text: str) -> list[str]:
+    """The source text of each item of the JSON array `text`, found without parsing it (so
+    an item nested too deep for the parser is still one item). Assumes `text` is valid JSON
+    that the parser refused only for its depth."""
+    items: list[str] = []
+    depth = 0
+    start = None
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth == 2 and start is None:
+                start = i
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 1 and start is not None:
+            items.append(text[start:i])
+            start = None
+        if depth == 1 and start is None and not ch.isspace() and ch not in "[,]":
+            start = i
+        if depth == 0 and ch == "]" and start is not None:
+            items.append(text[start:i])
+            start = None
+    return items
+
+
+class Unreadable(NamedTuple):
+    """An item of a JSON array that could not be parsed, with the reason."""
+
+    reason: str
+
+
 def json_array(path: Path) -> list[Any]:
+    """The items of a JSON array file; an item nested too deep to parse is that item's error
+    (an `Unreadable`), the rest still read."""
+    text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")
     try:
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise DatasetError(f"{path.name}: not valid JSON: {json_error(e)}") from e
+    except RecursionError:
+        data = []
+        for item in _array_items(text):
+            try:
+                data.append(_loads(item))
+            except ValueError as e:
+                data.append(Unreadable(str(e)))
     if not isinstance(data, list):
         raise DatasetError(
             f"{path.name}: expected a JSON array of objects; one object per line is .jsonl"
@@ -122,7 +248,10 @@ def json_array(path: Path) -> list[Any]:
 
 def json_records(path: Path) -> Iterator[Record]:
     for number, item in enumerate(json_array(path), start=1):
-        yield number, item if isinstance(item, dict) else "expected a JSON object"
+        if isinstance(item, Unreadable):
+            yield number, item.reason
+        else:
+            yield number, item if isinstance(item, dict) else "expected a JSON object"
 
 
 def csv_reader(f: Any, fieldnames: Sequence[str] | None = None) -> csv.DictReader[str]:
@@ -150,7 +279,7 @@ def csv_rows(reader: csv.DictReader[str], first: int = 1) -> Iterator[Record]:
 
 
 def csv_records(path: Path) -> Iterator[Record]:
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
         yield from csv_rows(csv_reader(f))
 
 
@@ -183,7 +312,7 @@ def decode_context_cell(cell: str, separator: str | None) -> list[str]:
         return []
     if not text.startswith("["):
         return [cell]
-    value = json.loads(text)
+    value = _loads(text)
     if not isinstance(value, list):
         raise ValueError(f"it holds a JSON {type(value).__name__}")
     if not all(isinstance(c, str) for c in value):

@@ -11,11 +11,9 @@ later cuts the same shards.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
-from typing import IO
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,13 +22,14 @@ from .dataset import Dataset, Row, RowError
 from .readers import (
     InputFormat,
     Record,
+    byte_lines,
     csv_reader,
     csv_rows,
+    is_blank,
     jsonl_lines,
     parquet_file,
 )
 
-_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -57,15 +56,6 @@ class ShardPlan(BaseModel):
 
 
 SHARDABLE = (InputFormat.JSONL, InputFormat.CSV, InputFormat.PARQUET)
-
-
-def _lines(f: IO[bytes], offset: int = 0) -> Iterator[tuple[int, bytes]]:
-    """Each line with its byte offset, split where text mode splits (`\\n`, `\\r\\n`, `\\r`)."""
-    for chunk in f:
-        for line in _LONE_CR.split(chunk):
-            if line:
-                yield offset, line
-                offset += len(line)
 
 
 class _Cutter:
@@ -100,8 +90,8 @@ class _Cutter:
 def _plan_jsonl(path: Path, size: int) -> ShardPlan:
     cutter = _Cutter(size)
     with path.open("rb") as f:
-        for number, (offset, line) in enumerate(_lines(f), start=1):
-            if line.decode("utf-8", "replace").strip():
+        for number, (offset, line) in enumerate(byte_lines(f), start=1):
+            if not is_blank(line):
                 cutter.record(offset, number)
         cutter.close(f.tell())
     return ShardPlan(shards=tuple(cutter.shards))
@@ -116,9 +106,9 @@ def _plan_csv(path: Path, size: int) -> ShardPlan:
 
         def text() -> Iterator[str]:
             nonlocal consumed
-            for offset, line in _lines(f, bom):
+            for offset, line in byte_lines(f, bom):
                 consumed = offset + len(line)
-                yield line.decode("utf-8", "replace")
+                yield line.decode("utf-8", "surrogateescape")
 
         reader = csv_reader(text())
         header = tuple(reader.fieldnames or ())
@@ -180,16 +170,11 @@ def _range(path: Path, shard: Shard) -> bytes:
 
 def _text_records(dataset: Dataset, plan: ShardPlan, shard: Shard) -> Iterator[Record]:
     # Decoded as the whole file is: the same codec, error handling and newline rules.
-    csv = dataset.detection.format == InputFormat.CSV
-    text = io.TextIOWrapper(
-        io.BytesIO(_range(dataset.path, shard)),
-        encoding="utf-8",
-        errors="replace",
-        newline="" if csv else None,
-    )
-    if csv:
-        return csv_rows(csv_reader(text, fieldnames=plan.header), first=shard.number)
-    return jsonl_lines(text, first=shard.number)
+    raw = io.BytesIO(_range(dataset.path, shard))
+    if dataset.detection.format != InputFormat.CSV:
+        return jsonl_lines(raw, first=shard.number)
+    text = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+    return csv_rows(csv_reader(text, fieldnames=plan.header), first=shard.number)
 
 
 def _group_records(dataset: Dataset, group: int, shards: list[Shard]) -> Iterator[Record]:

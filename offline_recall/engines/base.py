@@ -43,6 +43,9 @@ class Failed(NamedTuple):
     """One input of a batch that could not be processed, with the reason."""
 
     message: str
+    transient: bool = False
+    """The engine failed for a while (a server's 5xx, a timeout), not the input: a resumed
+    run tries the row again."""
 
 
 class ScorerDefaults(BaseModel):

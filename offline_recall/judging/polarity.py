@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from functools import cache
 
+from . import korean
 from .lexicon import related_words
 
 _APOSTROPHE = "\u2019"
@@ -125,6 +126,15 @@ def negated(words: list[str]) -> set[int]:
     return inside
 
 
+def _negated_words(text: str) -> tuple[list[str], set[int]]:
+    """The text's words and the positions of those inside a negation's scope; Korean text is
+    read by its morphemes and clauses (see `korean.negated`)."""
+    if korean.has_hangul(text):
+        return korean.negated(text)
+    words = tokens(text)
+    return words, negated(words)
+
+
 def lemmas(word: str) -> set[str]:
     """The word and the base forms it may be an inflection of (over-generated on purpose:
     only forms found in the antonym table matter)."""
@@ -153,17 +163,19 @@ def polarity_mismatch(claim: str, sentences: Sequence[str], content: set[str]) -
     count (the claim's content words, case folded). A negated claim disagrees with the best
     sentence when none of them negates a word it shares with the claim; an affirmed claim
     disagrees with the first sentence that does."""
-    claim_words = tokens(claim)
+    claim_words, claim_negated = _negated_words(claim)
     negating: list[bool] = []
     shared_any: set[str] = set()
     for sentence in sentences:
-        words = tokens(sentence)
+        words, inside = _negated_words(sentence)
         shared = set(claim_words) & set(words) & content
         shared_any |= shared
-        negating.append(any(words[i] in shared for i in negated(words)))
+        negating.append(any(words[i] in shared for i in inside))
     if not shared_any:
         return None
-    if any(claim_words[i] in shared_any for i in negated(claim_words)):
+    if any(claim_words[i] in shared_any for i in claim_negated):
+        if korean.has_hangul(claim):  # Korean: the sentence that best matches decides
+            return None if negating[0] else 0
         return None if any(negating) else 0
     return negating.index(True) if any(negating) else None
 

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from . import korean
+
 
 class Quantity(NamedTuple):
     """A value in a base unit of a kind ("length" in metres; "year"; "number" for a count)."""
@@ -175,10 +177,46 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(dict.fromkeys(q for q, _ in _read(text)))
 
 
+# Korean counters and units (case folded) -> (base unit, kind, factor); a counter not listed
+# is its own unit and kind (3권 is compared with books only).
+_KOREAN_UNITS: dict[str, tuple[str, str, float]] = {
+    "개월": ("month", "duration", 1.0), "달": ("month", "duration", 1.0),
+    "주": ("day", "duration", 7.0), "주일": ("day", "duration", 7.0),
+    "일": ("day", "duration", 1.0), "시간": ("hour", "duration", 1.0),
+    "분": ("hour", "duration", 1 / 60), "초": ("hour", "duration", 1 / 3600),
+    "세기": ("year", "duration", 100.0), "명": ("person", "count", 1.0),
+    "인": ("person", "count", 1.0), "퍼센트": ("%", "share", 1.0), "프로": ("%", "share", 1.0),
+    "원": ("원", "money", 1.0), "달러": ("$", "money", 1.0), "유로": ("€", "money", 1.0),
+    "킬로미터": ("m", "length", 1e3), "미터": ("m", "length", 1.0),
+    "센티미터": ("m", "length", 1e-2), "킬로그램": ("kg", "mass", 1.0),
+    "그램": ("kg", "mass", 1e-3), "톤": ("kg", "mass", 1e3), "살": ("age", "age", 1.0),
+    "세": ("age", "age", 1.0), "번": ("time", "count", 1.0), "회": ("time", "count", 1.0),
+    "차례": ("time", "count", 1.0),
+}  # fmt: skip
+
+
+def _read_korean(text: str) -> list[tuple[Quantity, str]]:
+    """The quantities of Korean text, read from its morphemes (see `korean.numbers`)."""
+    found = []
+    for number in korean.numbers(text):
+        unit, kind, factor = _KOREAN_UNITS.get(number.counter) or _UNITS.get(
+            number.counter, (number.counter or "number", number.counter or "number", 1.0)
+        )
+        value = number.value * factor
+        if number.counter in ("년", "") and _YEAR.match(f"{number.value:g}"):
+            unit, kind = "number", "year"  # 2020년 is a year, as 2020 is in English
+        elif number.counter == "년":
+            unit, kind = "year", "duration"
+        found.append((Quantity(round(value, 6), unit, kind), " ".join(number.words)))
+    return found
+
+
 @lru_cache(maxsize=65536)
 def _read(text: str) -> tuple[tuple[Quantity, str], ...]:
     """Each quantity stated in `text`, with the words that state it."""
     rest, times = _times(text)
+    if korean.has_hangul(text):
+        return tuple([*times, *_read_korean(rest)])
     found = list(times)
     for m in _QUANTITY.finditer(rest):
         number = m.group("num").strip()

@@ -12,9 +12,9 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
-from wordfreq import zipf_frequency
-
 from ..text import split_sentences
+from . import korean
+from .korean import has_hangul
 from .paraphrase import synonym_share
 from .polarity import opposite, polarity_mismatch
 from .quantities import QuantitySignals, quantity_signals
@@ -56,15 +56,29 @@ def _stem(word: str) -> str:
 
 
 def _tokens(text: str) -> list[str]:
+    if has_hangul(text):  # Korean is read as morphemes, particles and endings apart
+        return [_stem(w) for w in korean.words(text)]
     return [_stem(w) for w in _WORD.findall(_THOUSANDS.sub("", text.casefold()))]
 
 
 def _content(text: str) -> list[str]:
+    if has_hangul(text):
+        return [_stem(w) for w in korean.content_words(text)]
     return [w for w in _tokens(text) if w not in STOP_WORDS]
 
 
+def _plain_content(text: str) -> list[str]:
+    """The text's content words as written (case folded, not stemmed)."""
+    if has_hangul(text):
+        return korean.content_words(text)
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOP_WORDS]
+
+
 def _names(text: str) -> set[str]:
-    """The text's capitalised words after its first (names, mostly), case folded."""
+    """The text's capitalised words after its first (names, mostly), case folded; in Korean,
+    its proper nouns."""
+    if has_hangul(text):
+        return korean.names(text)
     words = _WORD.findall(text)
     return {w.casefold() for w in words[1:] if w[:1].isupper() and w.casefold() not in STOP_WORDS}
 
@@ -74,8 +88,27 @@ def rarity(word: str) -> float:
     """How unusual an English word is: 8 minus its Zipf frequency, at least 0.5.
 
     Missing rare words (names, numbers, technical terms) say more than missing common ones.
+    A Korean morpheme is weighed by its Korean frequency, on the same scale.
     """
+    if has_hangul(word):
+        return max(0.5, 8.0 - _korean_zipf(word))
+    from wordfreq import zipf_frequency  # its word lists load when a rule first weighs a word
+
     return max(0.5, 8.0 - zipf_frequency(word, "en"))
+
+
+@lru_cache(maxsize=1)
+def _korean_frequencies() -> dict[str, float]:
+    # The list itself, not `zipf_frequency(word, "ko")`: that tokenises its argument again with
+    # a MeCab binding of its own, and the words here are already morphemes.
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict("ko")
+
+
+def _korean_zipf(word: str) -> float:
+    frequency = _korean_frequencies().get(word, 0.0)
+    return math.log10(frequency * 1e9) if frequency > 0 else 0.0
 
 
 def word_overlap(context: str, claim: str) -> float:
@@ -144,11 +177,15 @@ def lexical_signals(context: str, claim: str) -> dict[str, float]:
     signals["bigrams"] = len(bigrams & context_bigrams) / len(bigrams) if bigrams else 1.0
     # A name the context never mentions is strong evidence against: the share found.
     names = _names(claim)
-    in_context = {w.casefold() for w in _WORD.findall(context)}
-    signals["names"] = len(names & in_context) / len(names) if names else 1.0
+    in_context = set(_tokens(context)) if has_hangul(context) else set()
+    in_context |= {w.casefold() for w in _WORD.findall(context)}
+    stated = sum(
+        n in in_context or (has_hangul(n) and korean.states_name(context, n)) for n in names
+    )
+    signals["names"] = stated / len(names) if names else 1.0
     signals.update(_contradictions(context, claim, ranked, total))
     signals["quantity_mismatch"] = quantities.mismatch
-    content = [w for w in _WORD.findall(claim.casefold()) if w not in STOP_WORDS]
+    content = _plain_content(claim)
     signals["synonyms"] = synonym_share(content, frozenset(words_of(context)), rarity)
     return signals
 
@@ -170,7 +207,7 @@ def _contradictions(
     the sentence holds."""
     parts = split_sentences(context)
     claim_words = set(_content(claim))
-    content = {w for w in _WORD.findall(claim.casefold()) if w not in STOP_WORDS}
+    content = set(_plain_content(claim))
     near = [(i, math.fsum(rarity(w) for w in claim_words & s) / total) for i, s in ranked[:2]]
     near = [(i, share) for i, share in near if share > 0]
     flips = polarity_mismatch(claim, [parts[i] for i, _ in near], content)

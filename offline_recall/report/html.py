@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 
 import jinja2
@@ -10,7 +10,8 @@ import jinja2
 from ..runs.results import ItemRecord
 from .comparison import Comparison
 from .highlight import highlight_excerpt
-from .views import report_view
+from .ranking import Ranking
+from .views import ReportView, item_view, report_view
 
 
 @cache
@@ -29,7 +30,17 @@ def _environment() -> jinja2.Environment:
 def render_report(records: Sequence[ItemRecord], source: str) -> str:
     """The HTML report of a scored run: per scorer a summary and histogram, then each item
     with its verdicts and context."""
-    return _environment().get_template("report.html.j2").render(view=report_view(records, source))
+    return "".join(report_chunks(report_view(records, source), records))
+
+
+def report_chunks(view: ReportView, records: Iterable[ItemRecord]) -> Iterator[str]:
+    """The report page of `view` (the summary of a run, `report_view`) with `records` (the
+    same run, read again) as its items, a piece at a time: a long run is written without the
+    page or its records held whole. The page shows the items a page at a time."""
+    tops = {s.id: s.top for s in view.scorers}
+    items = (item_view(record, tops) for record in records)
+    template = _environment().get_template("report.html.j2")
+    return template.generate(view=view, items=items)
 
 
 def render_comparison(comparisons: Sequence[Comparison]) -> str:
@@ -38,4 +49,10 @@ def render_comparison(comparisons: Sequence[Comparison]) -> str:
     return _environment().get_template("compare.html.j2").render(cs=comparisons)
 
 
-__all__ = ["render_comparison", "render_report"]
+def render_ranking(rankings: Sequence[Ranking]) -> str:
+    """The HTML page of several runs ranked, per scorer: the ranking, a forest plot of each
+    run's paired difference against the best, and the items where the runs disagree most."""
+    return _environment().get_template("ranking.html.j2").render(rs=rankings)
+
+
+__all__ = ["render_comparison", "render_ranking", "render_report"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -15,7 +15,7 @@ from ..runs.summary import Summary, Tally
 from ..scorers import SCORERS
 from ..scorers.base import ScoreResult, Status
 from .highlight import closest_chunk, highlight_excerpt
-from .insights import Missed, Scatter, measured, most_missed, scatter, set_apart
+from .insights import APART, Missed, MissedClaims, Places, Scatter
 from .stats import Interval, bootstrap_mean
 
 BINS = 10
@@ -48,6 +48,8 @@ class ResultView(_View):
     scorer: str
     measure: str
     """What the scorer measures ("recall"): each badge says whose it is."""
+    title: str
+    """The scorer's name as a heading reads ("Context recall")."""
     score: float | None
     band: str
     status: Status
@@ -62,6 +64,8 @@ class ItemView(_View):
     line: int
     id: str | None
     input: str | None
+    output: str | None
+    """The answer being checked (what faithfulness judges)."""
     ground_truth: str | None
     context: list[str] | None
     results: list[ResultView]
@@ -92,11 +96,21 @@ class Bar(_View):
     height: float
 
 
+class FailedView(_View):
+    """A row that failed, as the list of failed rows names it."""
+
+    line: int
+    id: str | None
+    error: str
+
+
 class ScorerView(_View):
     """One scorer over the whole run: its summary, interval and histogram."""
 
     id: str
     name: str
+    title: str
+    """Its name as a heading reads ("Context recall")."""
     measure: str
     unit: str
     positive: str
@@ -122,19 +136,45 @@ class ReportView(_View):
     judge_note: str | None = None
     """Said in the header when the embedded model's lexical rule decided the verdicts."""
     scorers: list[ScorerView]
-    items: list[ItemView]
+    count: int
+    """The items of the run: the page lists them all, a page at a time."""
+    failed: list[FailedView]
+    """The first `FAILED_SHOWN` failed rows."""
+    failed_count: int
     statuses: list[str]
     scatter: Scatter | None = None
     """Recall against precision, when the run has both."""
 
     @property
-    def failed(self) -> list[ItemView]:
-        return [i for i in self.items if i.error is not None]
+    def scorer_map(self) -> dict[str, ScorerView]:
+        return {s.id: s for s in self.scorers}
 
     @property
     def title(self) -> str:
-        """ "Context recall report", or one naming every measure the run has."""
-        return f"Context {' and '.join(s.measure for s in self.scorers) or 'score'} report"
+        """ "Context recall report", or one naming every scorer that ran: "Context recall,
+        context precision and faithfulness report"."""
+        return f"{readable_list([s.title for s in self.scorers]) or 'Score'} report"
+
+
+FAILED_SHOWN = 100
+"""Failed rows listed under the summary; the rest are counted (the items filter finds them)."""
+
+
+def readable_list(titles: Sequence[str]) -> str:
+    """ "A, b and c": the titles joined as a sentence reads, its first letter capitalised."""
+    words = [t[:1].lower() + t[1:] if i else t[:1].upper() + t[1:] for i, t in enumerate(titles)]
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def scorer_title(scorer_id: str) -> str:
+    """A scorer's name as a heading reads: "Context Recall Scorer" becomes "Context recall"."""
+    kind = SCORERS.get(scorer_id)
+    if kind is None:
+        return scorer_id
+    name = kind.name.removesuffix(" Scorer")
+    return name[:1] + name[1:].lower()
 
 
 def as_text(value: Any) -> str | None:
@@ -189,12 +229,14 @@ def item_view(record: ItemRecord, tops: dict[str, float]) -> ItemView:
         line=record.line,
         id=None if record.id is None else str(record.id),
         input=as_text(record.input),
+        output=as_text(record.output),
         ground_truth=as_text(record.ground_truth),
         context=record.context,
         results=[
             ResultView(
                 scorer=sid,
                 measure=_measure(sid),
+                title=scorer_title(sid),
                 score=r.score,
                 band=band(r.score, tops[sid]),
                 status=r.status,
@@ -231,65 +273,110 @@ def histogram(
     ]
 
 
-def _distinct(values: Sequence[str]) -> list[str]:
-    return sorted(set(values))
+class _ScorerTally:
+    """One scorer's results added up one at a time: counts and scores, never the results."""
+
+    def __init__(self, scorer_id: str) -> None:
+        self.id = scorer_id
+        self.tally = Tally()
+        self.scores: list[float] = []
+        self.measured: list[float] = []
+        self.apart = dict.fromkeys(APART, 0)
+        self.prompts: set[str] = set()
+        self.missed = MissedClaims(scorer_id)
+
+    def add(self, record: ItemRecord, result: ScoreResult) -> None:
+        self.tally.add(result)
+        if result.score is not None:
+            self.scores.append(result.score)
+            if result.status not in APART:
+                self.measured.append(result.score)
+        if result.status in self.apart:
+            self.apart[result.status] += 1
+        self.prompts.add(result.prompt_version)
+        self.missed.add(record)
+
+    def view(self) -> ScorerView:
+        top = max([1.0, *self.scores])
+        apart = [(APART[s], n) for s, n in self.apart.items() if n]
+        bars = histogram(self.measured, top, at_least=max([1, *(n for _, n in apart)]))
+        most = max([1, *(n for _, n in apart), *(b.count for b in bars)])
+        kind = SCORERS.get(self.id)
+        return ScorerView(
+            id=self.id,
+            name=kind.name if kind is not None else self.id,
+            title=scorer_title(self.id),
+            measure=kind.measure if kind is not None else "score",
+            unit=kind.unit if kind is not None else "verdicts",
+            positive=kind.positive if kind is not None else "positive",
+            statuses=[s.value for s in (kind.statuses if kind is not None else Status)],
+            summary=self.tally.summary(),
+            interval=bootstrap_mean(self.scores),
+            top=top,
+            bars=bars,
+            apart=[Bar(label=label, count=n, height=100 * n / most) for label, n in apart],
+            prompts=sorted(self.prompts),
+            missed=self.missed.ranked(),
+        )
 
 
-def scorer_view(
-    scorer_id: str, results: Sequence[ScoreResult], records: Sequence[ItemRecord] = ()
-) -> ScorerView:
-    tally = Tally()
-    for result in results:
-        tally.add(result)
-    scores = [r.score for r in results if r.score is not None]
-    top = max([1.0, *scores])
-    apart = set_apart(results)
-    bars = histogram(measured(results), top, at_least=max([1, *(n for _, n in apart)]))
-    most = max([1, *(n for _, n in apart), *(b.count for b in bars)])
-    kind = SCORERS.get(scorer_id)
-    return ScorerView(
-        id=scorer_id,
-        name=kind.name if kind is not None else scorer_id,
-        measure=kind.measure if kind is not None else "score",
-        unit=kind.unit if kind is not None else "verdicts",
-        positive=kind.positive if kind is not None else "positive",
-        statuses=[s.value for s in (kind.statuses if kind is not None else Status)],
-        summary=tally.summary(),
-        interval=bootstrap_mean(scores),
-        top=top,
-        bars=bars,
-        apart=[Bar(label=label, count=n, height=100 * n / most) for label, n in apart],
-        prompts=_distinct([r.prompt_version for r in results]),
-        missed=most_missed(records, scorer_id),
-    )
-
-
-def report_view(records: Sequence[ItemRecord], source: str) -> ReportView:
-    """Everything the report page shows about `records`."""
-    ids = list(dict.fromkeys(sid for r in records for sid in r.results))
-    scorers = [
-        scorer_view(sid, [r.results[sid] for r in records if sid in r.results], records)
-        for sid in ids
-    ]
+def report_view(records: Iterable[ItemRecord], source: str) -> ReportView:
+    """Everything the report page shows about `records` but the items themselves, read in
+    one pass that keeps counts and scores, not records: the items are rendered in a second
+    pass (`html.report_chunks`)."""
+    tallies: dict[str, _ScorerTally] = {}
+    models: set[str] = set()
+    prompts: set[str] = set()
+    libraries: set[str] = set()
+    profiles: set[str | None] = set()
+    places: dict[tuple[str, str], Places] = {}
+    failed: list[FailedView] = []
+    failed_count = count = 0
+    for record in records:
+        count += 1
+        error = None
+        for sid, result in record.results.items():
+            tallies.setdefault(sid, _ScorerTally(sid)).add(record, result)
+            models.add(result.model_fingerprint)
+            prompts.add(result.prompt_version)
+            libraries.add(result.library_version)
+            profiles.add(result.judge_profile)
+            error = error or result.error
+        if error is not None:
+            failed_count += 1
+            if len(failed) < FAILED_SHOWN:
+                id_ = None if record.id is None else str(record.id)
+                failed.append(FailedView(line=record.line, id=id_, error=error))
+        pair = _recall_and_precision(record)
+        if pair is not None:
+            places.setdefault(pair, Places(*pair)).add(record)
+    scorers = [t.view() for t in tallies.values()]
+    by_id = {s.id: s for s in scorers}
     by_measure = {s.measure: s for s in scorers}
     both = by_measure.get("recall"), by_measure.get("precision")
-    results = [result for r in records for result in r.results.values()]
+    plane = None if both[0] is None or both[1] is None else places.get((both[0].id, both[1].id))
     return ReportView(
         source=source,
-        models=_distinct([r.model_fingerprint for r in results]),
-        prompts=_distinct([r.prompt_version for r in results]),
-        libraries=_distinct([r.library_version for r in results]),
-        judge_note=note_for_digests([r.judge_profile for r in results]),
+        models=sorted(models),
+        prompts=sorted(prompts),
+        libraries=sorted(libraries),
+        judge_note=note_for_digests(sorted(profiles, key=str)),
         scorers=scorers,
-        items=[item_view(r, {s.id: s.top for s in scorers}) for r in records],
+        count=count,
+        failed=failed,
+        failed_count=failed_count,
         statuses=[s.value for s in Status],
         scatter=None
-        if both[0] is None or both[1] is None
-        else scatter(
-            records,
-            both[0].id,
-            both[1].id,
-            (both[0].measure, both[1].measure),
-            (both[0].top, both[1].top),
+        if plane is None
+        else plane.scatter(
+            (by_id[plane.x].measure, by_id[plane.y].measure),
+            (by_id[plane.x].top, by_id[plane.y].top),
         ),
     )
+
+
+def _recall_and_precision(record: ItemRecord) -> tuple[str, str] | None:
+    """The ids of the record's first recall and first precision scorers, when it has both."""
+    x = next((sid for sid in record.results if _measure(sid) == "recall"), None)
+    y = next((sid for sid in record.results if _measure(sid) == "precision"), None)
+    return None if x is None or y is None else (x, y)

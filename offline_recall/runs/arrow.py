@@ -14,9 +14,9 @@ from pydantic import BaseModel
 def arrow_type(annotation: Any) -> Any:
     """The Arrow type that holds values of `annotation`.
 
-    Optional values are nullable columns of their type; free-form values (`Any`) are text (their
-    JSON, unless they are text); enums are their string values; a tuple or list of items is a
-    list; a model is a struct of its fields.
+    Optional values are nullable columns of their type; free-form values (`Any`, and a mapping
+    of names to them) are text (their JSON, unless they are text); enums are their string
+    values; a tuple or list of items is a list; a model is a struct of its fields.
     """
     import pyarrow as pa
 
@@ -32,7 +32,7 @@ def arrow_type(annotation: Any) -> Any:
         if len(items) != 1:
             raise TypeError(f"no Arrow type for {annotation!r}: give one item type")
         return pa.list_(arrow_type(items[0]))
-    if annotation is Any:
+    if annotation is Any or (origin is dict and args == (str, Any)):
         return pa.string()
     if isinstance(annotation, type):
         if issubclass(annotation, BaseModel):

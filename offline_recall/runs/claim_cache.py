@@ -36,7 +36,7 @@ class CacheInfo(BaseModel):
 
 # Raised when the engines extract other claims for the same (model, prompt version, text);
 # entries written under an earlier value are never read again.
-_ENTRY_VERSION = "2"
+_ENTRY_VERSION = "3"
 
 
 def _key(fingerprint: str, prompt_version: str, text: str) -> bytes:

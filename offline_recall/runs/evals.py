@@ -8,15 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..errors import ConfigurationError
 from ..scorers.base import Scorer, ScoreResult, ScorerRun
-from ..scorers.context import unknown_keys_message
+from ..scorers.context import run_fields
 from .summary import Summary, Tally, windows
 
 WINDOW = 16
 """Items scored together: their prompts go to the engine as one batch."""
 
-ITEM_KEYS = ("id", "input", "groundTruth", "ground_truth", "context")
-"""What an item of `run_evals` may hold."""
+ITEM_FIELDS = ("input", "ground_truth", "context")
+"""What `run_evals` reads of an item besides its `id` (the target gives the output)."""
 
 
 class ItemResult(BaseModel):
@@ -31,6 +32,8 @@ class ItemResult(BaseModel):
     ground_truth: Any = None
     target_error: str | None = None
     results: dict[str, ScoreResult]
+    metadata: dict[str, Any] | None = None
+    """The item's other keys, which no scorer reads, as the item gave them."""
 
 
 class EvalResult(BaseModel):
@@ -43,24 +46,32 @@ class EvalResult(BaseModel):
     total_items: int
 
 
-def _ground_truth(item: Mapping[str, Any]) -> Any:
-    return item.get("groundTruth", item.get("ground_truth"))
+class _Item(BaseModel):
+    """An item as read: its id, the fields a run is built from, and the keys no scorer reads."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Any = None
+    input: Any = None
+    ground_truth: Any = None
+    context: list[str] | None = None
+    metadata: dict[str, Any] | None = None
 
 
-def _check_items(data: Sequence[Mapping[str, Any]]) -> None:
-    """Refuse, before any target runs, an item whose fields would be left unread (a context
-    under another name would silently not be scored) or whose `context` is not chunks."""
+def _read_items(data: Sequence[Mapping[str, Any]]) -> list[_Item]:
+    """Every item read by the names `scorer.run` and the command line read, before any target
+    runs: a field under two names, or a `context` that is not chunks, is refused."""
+    items: list[_Item] = []
     for index, item in enumerate(data):
         if not isinstance(item, Mapping):
             raise ValueError(f"item {index}: expected a mapping, got {type(item).__name__}")
-        unknown = [str(k) for k in item if k not in ITEM_KEYS]
-        if unknown:
-            raise ValueError(f"item {index}: {unknown_keys_message(unknown, ITEM_KEYS)}")
-        context = item.get("context")
-        if context is not None and (
-            not isinstance(context, list) or not all(isinstance(c, str) for c in context)
-        ):
-            raise ValueError(f"item {index}: `context` must be a list of strings")
+        rest = {k: v for k, v in item.items() if k != "id"}
+        try:
+            given, others = run_fields(rest, ITEM_FIELDS)
+        except ConfigurationError as e:
+            raise ValueError(f"item {index}: {e}") from e
+        items.append(_Item(id=item.get("id"), **given, metadata=others or None))
+    return items
 
 
 def run_evals(
@@ -73,35 +84,36 @@ def run_evals(
     """Run `target` on each item's `input`, score the output with every scorer, summarise.
 
     Items are `{"input": ..., "groundTruth" or "ground_truth": ...}`, with an optional `id`
-    and `context`. An item's own `context` (its retrieved chunks) is what it is scored against,
-    as `scorer.run` does, instead of the scorers' context options (a `ContextWarning` says so
-    when they name another source); without one, the options give it (from the target's output
-    through `context_extractor`, or the static `context`). An item with any other key is
-    refused before any target runs. `concurrency` bounds how many target calls run at once;
+    and `context`, or the same fields under RAGAS's names, as `scorer.run` reads them. An
+    item's own `context` (its retrieved chunks) is what it is scored against, as `scorer.run`
+    does, instead of the scorers' context options (a `ContextWarning` says so when they name
+    another source); without one, the options give it (from the target's output through
+    `context_extractor`, or the static `context`). An item's other keys are not read: they come
+    back as its result's `metadata`. `concurrency` bounds how many target calls run at once;
     scoring goes to the model in batches. A target that raises, or a run a scorer cannot
     score, is recorded as that item's error and counted.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    _check_items(data)
+    items = _read_items(data)
     tallies = {s.id: Tally() for s in scorers}
 
-    def call(item: Mapping[str, Any]) -> tuple[Any, str | None]:
+    def call(item: _Item) -> tuple[Any, str | None]:
         try:
-            return target(item.get("input")), None
+            return target(item.input), None
         except Exception as e:
             return None, f"target failed: {type(e).__name__}: {e}"
 
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         offset = 0
-        for window in windows(data, WINDOW):
+        for window in windows(items, WINDOW):
             outputs = list(pool.map(call, window))
             runs = [
                 ScorerRun(
-                    input=item.get("input"),
+                    input=item.input,
                     output=out,
-                    ground_truth=_ground_truth(item),
-                    context=item.get("context"),
+                    ground_truth=item.ground_truth,
+                    context=item.context,
                 )
                 for item, (out, _) in zip(window, outputs, strict=True)
             ]
@@ -114,12 +126,13 @@ def run_evals(
                     on_item_complete(
                         ItemResult(
                             index=offset + k,
-                            id=item.get("id"),
-                            input=item.get("input"),
+                            id=item.id,
+                            input=item.input,
                             output=out,
-                            ground_truth=_ground_truth(item),
+                            ground_truth=item.ground_truth,
                             target_error=err,
                             results=results,
+                            metadata=item.metadata,
                         )
                     )
             offset += len(window)

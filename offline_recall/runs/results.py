@@ -1,11 +1,12 @@
 """Result files: one record per dataset row, written and read as JSON Lines or Parquet.
 
-A record holds the row (line, id, input, ground truth, context) and each scorer's result under
-the scorer's id. In Parquet each scorer's result is a struct column named by its id.
+A record holds the row (line, id, input, output, ground truth, context) and each scorer's
+result under the scorer's id. In Parquet each scorer's result is a struct column named by its id.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -45,6 +46,8 @@ class ItemRecord(Frozen):
     line: int = Field(description="The row's position in the dataset, from 1")
     id: Any = None
     input: Any = None
+    output: Any = None
+    """The answer being checked (what faithfulness judges), as the row gave it."""
     ground_truth: Any = None
     context: list[str] | None = None
     results: dict[str, SerializeAsAny[ScoreResult]] = Field(
@@ -52,6 +55,11 @@ class ItemRecord(Frozen):
     )
     spec_digest: str | None = Field(
         default=None, description="The run spec's digest: runs that share it are comparable"
+    )
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The row's other fields, which no scorer reads, as the row gave them",
     )
 
     @model_validator(mode="before")
@@ -73,7 +81,14 @@ class ItemRecord(Frozen):
         """The record of `row` scored as `results`."""
         given: dict[str, Any] = {"id": row.id}
         if isinstance(row, Row):
-            given |= {"input": row.input, "ground_truth": row.ground_truth, "context": row.context}
+            given |= {
+                "input": row.input,
+                "output": row.output,
+                "ground_truth": row.ground_truth,
+                "context": row.context,
+            }
+            if row.metadata is not None:
+                given["metadata"] = row.metadata
         return cls(
             line=row.line,
             **encodable(given),
@@ -152,8 +167,9 @@ def parquet_row(record: ItemRecord) -> dict[str, Any]:
     """A record as a row of `parquet_schema`: free-form values as text, each scorer's result
     in its own column."""
     row = record.model_dump(mode="json")
-    for key in ("id", "input", "ground_truth"):
+    for key in ("id", "input", "output", "ground_truth"):
         row[key] = _as_text(row[key])
+    row["metadata"] = _as_text(row.get("metadata"))
     row |= row.pop("results")
     return row
 
@@ -161,8 +177,8 @@ def parquet_row(record: ItemRecord) -> dict[str, Any]:
 class ParquetWriter:
     """Columns of a Parquet file, written a row group at a time.
 
-    `id`, `input` and `ground_truth` are strings: a value that is not text is stored as its
-    JSON. Each scorer's result is a struct column named by the scorer's id.
+    `id`, `input`, `output` and `ground_truth` are strings: a value that is not text is stored
+    as its JSON. Each scorer's result is a struct column named by the scorer's id.
     """
 
     ROW_GROUP = 1024
@@ -201,15 +217,22 @@ def _records(path: Path) -> Iterator[tuple[str, Any]]:
         import pyarrow.parquet as pq
 
         try:
-            table = pq.read_table(path)
+            batches = pq.ParquetFile(path).iter_batches(batch_size=1024)
+            rows = (row for batch in batches for row in batch.to_pylist())
+            first = next(rows, None)
         except Exception as e:
             raise DatasetError(f"{path.name}: not a readable Parquet file ({e})") from e
-        for number, row in enumerate(table.to_pylist(), start=1):
+        if first is None:
+            return
+        # A row group at a time, so a long run is never held whole.
+        for number, row in enumerate(itertools.chain([first], rows), start=1):
             results = {
                 k: row.pop(k)
                 for k in list(row)
                 if k not in ItemRecord.model_fields and k in SCORERS
             }
+            if isinstance(row.get("metadata"), str):
+                row["metadata"] = json.loads(row["metadata"])
             yield f"row {number}", {**row, "results": results}
         return
     with path.open(encoding="utf-8", errors="replace") as f:
@@ -225,10 +248,15 @@ def _records(path: Path) -> Iterator[tuple[str, Any]]:
 
 def read_results(path: Path) -> list[ItemRecord]:
     """The records of a result file written by `offline-recall score` (JSON Lines or Parquet)."""
-    records: list[ItemRecord] = []
+    return list(iter_results(path))
+
+
+def iter_results(path: Path) -> Iterator[ItemRecord]:
+    """The records of a result file one at a time, in the file's order: a long run is read
+    without holding it whole. A record that is not one raises `DatasetError` when reached."""
     for where, raw in _records(path):
         try:
-            records.append(ItemRecord.model_validate(raw))
+            yield ItemRecord.model_validate(raw)
         except (ValidationError, OfflineRecallError) as e:
             message = str(e).splitlines()[0]
             if isinstance(e, ValidationError):
@@ -239,7 +267,6 @@ def read_results(path: Path) -> list[ItemRecord]:
                 f"{path.name} {where}: not a result record ({message}); "
                 "give a file written by `offline-recall score`"
             ) from e
-    return records
 
 
 @contextmanager

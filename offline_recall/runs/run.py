@@ -8,12 +8,14 @@ folder of Parquet shards, see `shard_run.ShardRun`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset
+from ..scorers.base import Status
 from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
 from .results import ItemRecord, OutputFormat, output_format
 from .spec import RunSpec
@@ -22,6 +24,9 @@ from .summary import Summary
 
 Say = Callable[[str], None]
 """Told, as a line of text, what a run is doing (resuming, where it scores)."""
+
+FIRST_FAILED = 5
+"""Failed rows a run returns for the summary to show; the others are in the results."""
 
 
 class ResultStore(Protocol):
@@ -58,11 +63,19 @@ class ResultStore(Protocol):
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What a run leaves: its manifest, each scorer's summary, and the records when asked."""
+    """What a run leaves: its manifest, each scorer's summary, the records when asked, and
+    the first records of failed rows (status error for some scorer), in line order."""
 
     manifest: RunManifest
     summaries: dict[str, Summary]
     records: list[ItemRecord] = field(default_factory=list)
+    failed: list[ItemRecord] = field(default_factory=list)
+
+
+def first_failed(records: Iterable[ItemRecord], count: int = FIRST_FAILED) -> list[ItemRecord]:
+    """The first `count` records with an error result, in the order given."""
+    failed = (r for r in records if any(x.status is Status.ERROR for x in r.results.values()))
+    return list(islice(failed, count))
 
 
 def _silent(_: str) -> None:
@@ -99,4 +112,7 @@ def run_dataset(
     if out is not None:
         write_manifest(manifest_path(out), manifest)
     records = list(store.records()) if keep_records else []
-    return RunOutcome(manifest=manifest, summaries=summaries, records=records)
+    failed = []
+    if any(s.failed for s in summaries.values()):
+        failed = first_failed(records or store.records())
+    return RunOutcome(manifest=manifest, summaries=summaries, records=records, failed=failed)

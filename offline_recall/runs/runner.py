@@ -116,9 +116,12 @@ class LocalRun:
 
     def resuming(self, total: int) -> str | None:
         stored = len(self._store.done())
-        if not stored:
+        retried = self._store.retried()
+        if not stored and not retried:
             return None
         held = f"resuming: {stored} of {total} rows are in the store {self._store.path}"
+        if retried:
+            held += f" ({retried} more failed for a transient engine error: scored again)"
         if stored >= total:
             return f"{held}; none is left to score, writing the results"
         return f"{held}; scoring the other {total - stored}"

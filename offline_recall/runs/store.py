@@ -13,6 +13,7 @@ committed. One fsync per window costs little next to the model's work on the win
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import sqlite3
@@ -30,6 +31,12 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS results (line INTEGER PRIMARY KEY, record TEXT NOT NULL);
 """
+_TRANSIENT = (
+    "EXISTS (SELECT 1 FROM json_each(results.record, '$.results') "
+    "WHERE json_extract(json_each.value, '$.transient') = 1)"
+)
+"""A stored row some scorer failed on for a transient engine error."""
+_DONE = f"SELECT line FROM results WHERE NOT {_TRANSIENT}"
 SCHEMA_VERSION = "2"
 """Bumped when what the store holds changes shape; a store of another version is refused."""
 
@@ -42,6 +49,36 @@ def default_store_path(out: Path) -> Path:
 def manifest_path(out: Path) -> Path:
     """Where a run writing `out` writes its manifest: `<out>.manifest.json`."""
     return out.with_name(out.name + ".manifest.json")
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Refuse a file at `path` that is not a run store: it is never opened for writing, nor
+    removed by a restart."""
+    try:
+        if path.stat().st_size == 0:
+            return
+        with path.open("rb") as f:
+            head = f.read(16)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise ConfigurationError(f"cannot read the run store {path}: {e.strerror}") from e
+    ours = False
+    if head == b"SQLite format 3\x00":
+        try:
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master")}
+                ours = {"meta", "results"} <= tables
+            finally:
+                db.close()
+        except sqlite3.DatabaseError:
+            ours = False
+    if not ours:
+        raise ConfigurationError(
+            f"{path} is not a run store of offline-recall; give --store a new path or a store "
+            "a run wrote"
+        )
 
 
 def remove_store(path: Path) -> None:
@@ -62,6 +99,11 @@ class RunStore:
         self._lock = None if path is None else StoreLock(path)
         if self._lock is not None and path is not None:
             self._lock.acquire()
+            try:
+                _refuse_foreign(path)
+            except BaseException:
+                self._lock.release()
+                raise
             if restart:
                 remove_store(path)
         self.created = path is None or not path.exists()
@@ -73,9 +115,11 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
-        except BaseException:
+        except BaseException as e:
             if self._lock is not None:
                 self._lock.release()
+            if isinstance(e, sqlite3.Error):
+                raise ConfigurationError(f"cannot open the run store {path}: {e}") from e
             raise
 
     def close(self) -> None:
@@ -143,15 +187,24 @@ class RunStore:
         return None if stored is None else RunManifest.model_validate_json(stored)
 
     def done(self) -> set[int]:
-        """The lines whose results are stored."""
-        return {int(line) for (line,) in self._db.execute("SELECT line FROM results")}
+        """The lines whose results are stored for good: a row some scorer failed on for a
+        transient engine error (see `ScoreResult.transient`) is scored again."""
+        return {int(line) for (line,) in self._db.execute(_DONE)}
+
+    def retried(self) -> int:
+        """How many stored rows failed for a transient engine error (and are scored again)."""
+        (count,) = self._db.execute(f"SELECT COUNT(*) FROM results WHERE {_TRANSIENT}").fetchone()
+        return int(count)
 
     def add(self, records: Iterable[ItemRecord]) -> None:
-        """Commit `records` in one transaction: all of them are stored, or none."""
+        """Commit `records` in one transaction: all of them are stored, or none. A record
+        replaces the one stored for its line (a row retried after a transient failure)."""
         rows = [(r.line, r.model_dump_json()) for r in records]
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            self._db.executemany("INSERT INTO results (line, record) VALUES (?, ?)", rows)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO results (line, record) VALUES (?, ?)", rows
+            )
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
@@ -186,7 +239,13 @@ def write_records(
 ) -> None:
     """Write `records` to `out` as they come, atomically: a temp file renamed in place."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    prefix = f".{out.name}.partial-"
+    for stale in out.parent.glob(f"{glob.escape(prefix)}*"):  # left by a run killed mid-write
+        stale.unlink(missing_ok=True)
+    try:
+        handle, name = tempfile.mkstemp(prefix=prefix, dir=out.parent)
+    except OSError as e:
+        raise ConfigurationError(f"cannot write {out}: {e.strerror or e}") from e
     os.close(handle)
     temp = Path(name)
     try:

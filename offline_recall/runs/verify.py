@@ -17,6 +17,7 @@ from .manifest import RunManifest
 from .results import ItemRecord, as_json_line, read_results
 from .runner import RunProgress, score_rows, watch
 from .shard_store import ShardFolder
+from .spec import EngineSpec, RunSpec
 from .store import RunStore, default_store_path, manifest_path
 from .summary import windows
 
@@ -40,6 +41,47 @@ class VerifyReport(BaseModel):
     differences: tuple[Difference, ...]
     environment: tuple[str, ...] = ()
     """Engine packages whose installed versions differ from the run's."""
+
+
+class Contact(BaseModel):
+    """The model servers `verify` may contact, and the variables holding their keys: only
+    what its own command line names, never what a recorded run says."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    judge_base_url: str | None = None
+    judge_api_key_env: str | None = None
+
+
+def _contacting(engine: EngineSpec, url: str | None, key: str | None, flag: str) -> EngineSpec:
+    """`engine` re-pointed at the server given on the command line (with the key named
+    there, or none); refused when the run used a server and none is given."""
+    options = dict(engine.options)
+    if "base_url" not in options:
+        return engine
+    if url is None:
+        raise ConfigurationError(
+            f"the run was scored through a model server it records as {options['base_url']}; "
+            f"verify contacts only a server named on its command line: pass {flag} URL "
+            "(and the API key's variable, if it needs one)"
+        )
+    options["base_url"] = url
+    options["api_key_env"] = key
+    return engine.model_copy(update={"options": options})
+
+
+def contacted(spec: RunSpec, contact: Contact) -> RunSpec:
+    """`spec` with every server it names replaced by the ones in `contact`."""
+    engine = _contacting(spec.engine, contact.base_url, contact.api_key_env, "--base-url")
+    judge = spec.judge
+    if judge is not None:
+        judge_engine = _contacting(
+            judge.engine, contact.judge_base_url, contact.judge_api_key_env, "--judge-base-url"
+        )
+        judge = judge.model_copy(update={"engine": judge_engine})
+    return spec.model_copy(update={"engine": engine, "judge": judge})
 
 
 def recorded_run(run: Path) -> tuple[RunManifest, list[ItemRecord]]:
@@ -81,17 +123,23 @@ def _fields(a: ItemRecord, b: ItemRecord) -> tuple[str, ...]:
 
 
 def verify_run(
-    run: Path, sample: int | None = None, seed: int = 0, progress: RunProgress | None = None
+    run: Path,
+    sample: int | None = None,
+    seed: int = 0,
+    progress: RunProgress | None = None,
+    contact: Contact | None = None,
 ) -> VerifyReport:
     """Re-score RUN's rows (all, or `sample` of them chosen with `seed`) with the spec its
     manifest recorded (the same model, engine options, prompts and judge profiles) and compare.
 
     Refused when the library version, the model or the input file differ from the run's: the
     comparison would say nothing about repeatability. `progress`, if given, is told how the
-    re-scoring goes, as a run's is.
+    re-scoring goes, as a run's is. A run scored through a model server is re-scored through
+    the server `contact` names, with the key it names, and refused without one: a recorded
+    address is never followed on its own.
     """
     manifest, records = recorded_run(run)
-    spec = manifest.spec
+    spec = contacted(manifest.spec, contact or Contact())
     if spec.library_version != __version__:
         raise ConfigurationError(
             f"{run.name} was scored by offline-recall {spec.library_version}, this is "

@@ -1,19 +1,26 @@
 """Scorers by id: one package each (its prompts, rules and result), one registry line each.
 
 The ids are the reference scorers' (Mastra's), so `result.scores[scorer.id]` reads the same.
+Installed packages add scorers through the entry-point group `offline_recall.scorers` (see
+plugins.py); they are looked for the first time the registry is listed or asked for an id it
+does not hold.
 """
 
 from __future__ import annotations
 
 from ..errors import ConfigurationError
-from . import faithfulness, precision, recall
+from . import faithfulness, precision, recall, relevance
 from .base import ScoreResult, ScorerKind
+from .plugins import Registry
 
-SCORERS: dict[str, ScorerKind] = {
-    recall.KIND.id: recall.KIND,
-    precision.KIND.id: precision.KIND,
-    faithfulness.KIND.id: faithfulness.KIND,
-}
+SCORERS = Registry(
+    {
+        recall.KIND.id: recall.KIND,
+        precision.KIND.id: precision.KIND,
+        faithfulness.KIND.id: faithfulness.KIND,
+        relevance.KIND.id: relevance.KIND,
+    }
+)
 
 
 def scorer_kind(scorer_id: str) -> ScorerKind:
@@ -29,4 +36,4 @@ def result_type(scorer_id: str) -> type[ScoreResult]:
     return scorer_kind(scorer_id).result_type
 
 
-__all__ = ["SCORERS", "ScorerKind", "result_type", "scorer_kind"]
+__all__ = ["SCORERS", "Registry", "ScorerKind", "result_type", "scorer_kind"]

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..errors import ConfigurationError
 from ..frozen import Frozen as Frozen
 from ..judging.profile import JudgeProfile
 from . import prompting
@@ -39,7 +40,8 @@ class ScorerRun(BaseModel):
     `ground_truth` may also be given as `groundTruth`, the reference scorer's name. A run may
     carry its own retrieved `context` (a row of a scored dataset): it is then scored against
     it, by `run`, `run_evals` and the command line alike, and the scorer's context options are
-    not consulted (a `ContextWarning` says so when they name another source).
+    not consulted (a `ContextWarning` says so when they name another source). `metadata` holds
+    what no scorer reads (a mapping's other keys), as given.
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -48,6 +50,7 @@ class ScorerRun(BaseModel):
     output: Any = None
     ground_truth: Any = Field(default=None, alias="groundTruth")
     context: list[str] | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class Judgment(Frozen):
@@ -71,10 +74,21 @@ class ScoreResult(Frozen):
     reason: str
     status: Status
     error: str | None = None
+    transient: bool = Field(
+        default=False,
+        exclude_if=lambda transient: not transient,
+        description="The error was the engine's for a while (a server's 5xx, a timeout), not "
+        "the run's: a resumed run scores the row again. Written only when true.",
+    )
     model_fingerprint: str
     prompt_version: str
     judge_profile: str | None = Field(description="Digest of the judge profile that decided")
     library_version: str
+
+    @field_validator("transient", mode="before")
+    @classmethod
+    def _absent_is_false(cls, value: Any) -> Any:
+        return False if value is None else value  # a Parquet column holds null where unset
 
     def judgments(self) -> list[Judgment]:
         """The result's verdicts in a form every report and comparison reads."""
@@ -105,11 +119,21 @@ class Scorer(Protocol):
 class ScorerSetup(Frozen):
     """What decides a scorer's results besides the engine: the spec's part for one scorer."""
 
-    scale: float = Field(default=1.0, ge=0.0, description="0 means 1, as in the reference")
+    scale: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1e9,
+        allow_inf_nan=False,
+        description="0 means 1, as in the reference; at most 1e9",
+    )
     prompt_version: str
     judge_profile: JudgeProfile
     max_new_tokens: int = Field(default=512, gt=0, description="Bound on one generation")
     max_items: int = Field(default=12, gt=0, description="Bound on a generated list")
+
+
+READS = ("ground truth", "output", "context", "question")
+"""What a scorer may read of a run (see `ScorerKind.reads`)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +168,12 @@ class ScorerKind:
     profile_scorer: str | None = None
     """The scorer whose judge profiles it uses (None: its own); its judged units must be the
     same (a claim against a context chunk)."""
+    output_for_ground_truth: bool = False
+    """Whether a run without a ground truth is judged against its output instead."""
+    reads: tuple[str, ...] = ()
+    """What it reads of a run, from `READS`, as `offline-recall scorers` lists it."""
+    levels: tuple[str, ...] = ()
+    """The levels of a graded verdict, best first; none for a yes/no verdict."""
 
     @property
     def id(self) -> str:
@@ -167,6 +197,20 @@ class ScorerKind:
         return self.scorer
 
     @property
+    def needs_ground_truth(self) -> bool:
+        """Whether it reads the ground truth (a run without one scores 0 as no_ground_truth,
+        unless its output stands in: see `output_for_ground_truth`)."""
+        return Status.NO_GROUND_TRUTH in self.statuses
+
+    @property
+    def verdict(self) -> str:
+        """Its verdict kind, in words: "supported or not, per claim"."""
+        per = self.unit.removesuffix("s")
+        if self.levels:
+            return f"{', '.join(self.levels)}, per {per}"
+        return f"{self.positive} or not, per {per}"
+
+    @property
     def profile_id(self) -> str:
         """The scorer id its judge profiles are found and fitted under."""
         return self.profile_scorer or self.id
@@ -183,6 +227,18 @@ class ScorerKind:
         if self.follows_manifest and named:
             return named
         return self.prompt_versions()[-1]
+
+
+MAX_SCALE = 1e9
+"""The largest scale: a score rounded to two decimals stays exact in a float below it."""
+
+
+def check_scale(scale: float | None) -> None:
+    """Refuse a scale that is negative, not finite, or above `MAX_SCALE`, in one line."""
+    if scale is not None and not (math.isfinite(scale) and 0 <= scale <= MAX_SCALE):
+        raise ConfigurationError(
+            f"`scale` must be a finite number from 0 to {MAX_SCALE:g} (0 means 1), got {scale}"
+        )
 
 
 NO_CONTEXT_REASON = "The score is 0 because the run has no context chunk to judge."

@@ -14,8 +14,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from ..data.fields import ground_truth_value, names_of
 from ..errors import ConfigurationError
-from .base import ScorerRun
+from .base import ScorerRun, check_scale
 
 # C0 controls but tab, line feed and carriage return; DEL; and lone UTF-16 surrogates.
 _UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
@@ -47,8 +48,7 @@ class ContextOptions(BaseModel):
             )
         if self.context is not None and len(self.context) == 0:
             raise ConfigurationError("`context` is an empty list; give at least one chunk")
-        if self.scale is not None and self.scale < 0:
-            raise ConfigurationError(f"`scale` must be positive, got {self.scale}")
+        check_scale(self.scale)
         return self
 
     @property
@@ -110,49 +110,57 @@ def is_agent_shaped(run: ScorerRun) -> bool:
     return is_agent_input(run.input) and is_agent_output(run.output)
 
 
-RUN_KEYS = ("input", "output", "groundTruth", "ground_truth", "context")
-"""What a run given as a mapping may hold."""
-
-OTHER_NAMES = {
-    "user_input": "input",
-    "question": "input",
-    "reference": "groundTruth",
-    "answer": "output",
-    "response": "output",
-    "retrieved_contexts": "context",
-    "contexts": "context",
-}
-"""Other tools' names for a run's fields (RAGAS's, mostly), named in the error for them."""
+RUN_FIELDS = ("input", "output", "ground_truth", "context")
+"""The fields of a run, each read from any of the names the command line detects."""
 
 
 class ContextWarning(UserWarning):
     """A run carries its own context, so the scorer's context options are not used for it."""
 
 
-def unknown_keys_message(keys: Sequence[str], known: Sequence[str]) -> str:
-    """Why a mapping's keys are refused, with the name each other tool's key goes by here."""
-    hints = [f"'{k}' is '{OTHER_NAMES[k]}' here" for k in keys if k in OTHER_NAMES]
-    named = ", ".join(f"'{k}'" for k in keys)
-    line = f"unknown field {named} (a run has {', '.join(known)})"
-    return line + (f": {'; '.join(hints)}" if hints else "")
+def run_fields(
+    raw: Mapping[str, Any], fields: Sequence[str] = RUN_FIELDS
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The `fields` a mapping holds, by their names here, and the keys it holds besides.
+
+    Each field is read from any convention's name for it, as the command line reads a row
+    (`context`, `retrieved_contexts` or `contexts`; a `ground_truths` list joined by
+    newlines); two names of one field are refused. Other keys are returned as they are: no
+    scorer reads them.
+    """
+    found: dict[str, str] = {}
+    given: dict[str, Any] = {}
+    others: dict[str, Any] = {}
+    names = {name: field for field in fields for name in names_of(field)}
+    for key, value in raw.items():
+        field = names.get(key) if isinstance(key, str) else None
+        if field is None:
+            others[str(key)] = value
+            continue
+        if field in found:
+            raise ConfigurationError(
+                f"both '{found[field]}' and '{key}' given for the {field.replace('_', ' ')}; "
+                "give one"
+            )
+        found[field] = key
+        given[field] = ground_truth_value(key, value) if field == "ground_truth" else value
+    context = given.get("context")
+    if context is not None and (
+        not isinstance(context, list) or not all(isinstance(c, str) for c in context)
+    ):
+        raise ConfigurationError(f"a run's `{found['context']}` must be a list of strings")
+    return given, others
 
 
 def as_run(raw: ScorerRun | Mapping[str, Any]) -> ScorerRun:
-    """A run given as a `ScorerRun` or a mapping of its fields; an unknown key is refused,
-    naming it (a RAGAS `retrieved_contexts` would otherwise be silently left unused)."""
+    """A run given as a `ScorerRun` or a mapping of its fields, under any convention's names
+    (see `run_fields`); keys no scorer reads are kept as the run's `metadata`."""
     if isinstance(raw, ScorerRun):
         return raw
     if not isinstance(raw, Mapping):
         raise ConfigurationError(f"a run is a ScorerRun or a mapping, got {type(raw).__name__}")
-    unknown = [str(k) for k in raw if k not in RUN_KEYS]
-    if unknown:
-        raise ConfigurationError(unknown_keys_message(unknown, RUN_KEYS))
-    context = raw.get("context")
-    if context is not None and (
-        not isinstance(context, list) or not all(isinstance(c, str) for c in context)
-    ):
-        raise ConfigurationError("a run's `context` must be a list of strings")
-    return ScorerRun.model_validate(raw)
+    given, others = run_fields(raw)
+    return ScorerRun.model_validate({**given, "metadata": others or None})
 
 
 def _warn_options_unused(options: ContextOptions | None, own: list[str]) -> None:

@@ -125,9 +125,12 @@ class Pipeline(Generic[T, U, R]):
         (see `isolated`)."""
         return isolated(runs, self._score_batch, self.error_result)
 
-    def error_result(self, message: str) -> R:
-        """The result of a run that could not be scored: no score, the reason stated."""
-        return self.result(None, f"Not scored: {message}", Status.ERROR, error=message)
+    def error_result(self, message: str, *, transient: bool = False) -> R:
+        """The result of a run that could not be scored: no score, the reason stated;
+        `transient` when the engine failed for a while rather than the run."""
+        return self.result(
+            None, f"Not scored: {message}", Status.ERROR, error=message, transient=transient
+        )
 
     def result(
         self,
@@ -178,12 +181,12 @@ class Pipeline(Generic[T, U, R]):
                 continue
             item = generated[i]
             if isinstance(item, Failed):
-                results.append(self.error_result(item.message))
+                results.append(self.error_result(item.message, transient=item.transient))
                 continue
             own = {u.pair: assessed[u.pair] for u in units[i]}
             failed = next((a for a in own.values() if isinstance(a, Failed)), None)
             if failed is not None:
-                results.append(self.error_result(failed.message))
+                results.append(self.error_result(failed.message, transient=failed.transient))
             else:
                 judged = {k: a for k, a in own.items() if isinstance(a, Assessment)}
                 results.append(self.aggregate(item, judged))

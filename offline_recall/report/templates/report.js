@@ -2,7 +2,20 @@
   "use strict";
   var list = document.getElementById("items");
   if (!list) { return; }
-  var items = Array.prototype.slice.call(list.querySelectorAll("article.item"));
+  // Each item's markup waits, inert, in a <script type="text/html">; only the page shown is
+  // made into elements, so a run of 100,000 rows opens as quickly as one of ten.
+  var PAGE = 100;
+  var rows = Array.prototype.map.call(document.querySelectorAll("script.item-source"), function (source) {
+    return {
+      source: source,
+      line: parseInt(source.getAttribute("data-line"), 10),
+      id: source.getAttribute("data-id"),
+      scores: source.getAttribute("data-scores").split(" "),
+      statuses: source.getAttribute("data-statuses").split(" "),
+      scorers: source.getAttribute("data-result-scorers").split(" "),
+      text: null
+    };
+  });
   var scorer = document.getElementById("scorer");
   var sort = document.getElementById("sort");
   var status = document.getElementById("status");
@@ -11,99 +24,158 @@
   var shown = document.getElementById("shown");
   var search = document.getElementById("search");
   var csv = document.getElementById("csv");
-  // What search looks in: the id and every text of the item, read once.
-  var texts = new Map(items.map(function (item) {
-    return [item, (item.getAttribute("data-id") + " " + item.textContent).toLowerCase()];
-  }));
+  var pager = document.getElementById("pager");
+  var prev = document.getElementById("prev");
+  var next = document.getElementById("next");
+  var pageOf = document.getElementById("page-of");
   var top = parseFloat(high.max);
+  var matching = rows;
+  var page = 0;
+
+  var ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&#34;": "\"", "&#39;": "'", "&quot;": "\"" };
+
+  // What search looks in: the id and every text of the item, read off its markup when first
+  // searched (not at load: most views never search).
+  function text(row) {
+    if (row.text === null) {
+      var plain = row.source.textContent.replace(/<[^>]*>/g, "")
+        .replace(/&(amp|lt|gt|quot|#34|#39);/g, function (e) { return ENTITIES[e]; });
+      row.text = (row.id + " " + plain).toLowerCase();
+    }
+    return row.text;
+  }
 
   function chosen() { return scorer ? parseInt(scorer.value, 10) : 0; }
 
-  function score(item) {
-    var s = item.getAttribute("data-scores").split(" ")[chosen()];
+  function score(row) {
+    var s = row.scores[chosen()];
     return s === undefined || s === "" ? null : parseFloat(s);
   }
 
-  function itemStatus(item) {
-    return item.getAttribute("data-statuses").split(" ")[chosen()];
-  }
-
-  function line(item) { return parseInt(item.getAttribute("data-line"), 10); }
+  function rowStatus(row) { return row.statuses[chosen()]; }
 
   function compare(a, b) {
-    if (sort.value === "line") { return line(a) - line(b); }
+    if (sort.value === "line") { return a.line - b.line; }
     var sa = score(a), sb = score(b);
     if (sa === null || sb === null) {
-      return (sa === null) - (sb === null) || line(a) - line(b);
+      return (sa === null) - (sb === null) || a.line - b.line;
     }
     var d = sort.value === "score-asc" ? sa - sb : sb - sa;
-    return d || line(a) - line(b);
+    return d || a.line - b.line;
   }
 
-  function apply() {
+  function bounds() {
     var lo = parseFloat(low.value), hi = parseFloat(high.value);
-    lo = isNaN(lo) ? 0 : lo;
-    hi = isNaN(hi) ? top : hi;
+    return [isNaN(lo) ? 0 : lo, isNaN(hi) ? top : hi];
+  }
+
+  function filter() {
+    var range = bounds(), lo = range[0], hi = range[1];
     var fullRange = lo <= 0 && hi >= top;
-    var visible = 0;
     var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    items.slice().sort(compare).forEach(function (item) {
-      var s = score(item);
-      var text = texts.get(item);
-      var ok = (status.value === "all" || itemStatus(item) === status.value) &&
-        (s === null ? fullRange : s >= lo - 1e-9 && s <= hi + 1e-9) &&
-        words.every(function (w) { return text.indexOf(w) !== -1; });
-      item.hidden = !ok;
-      if (ok) { visible += 1; }
-      list.appendChild(item);
+    matching = rows.filter(function (row) {
+      var s = score(row);
+      if (status.value !== "all" && rowStatus(row) !== status.value) { return false; }
+      if (s === null ? !fullRange : s < lo - 1e-9 || s > hi + 1e-9) { return false; }
+      if (!words.length) { return true; }
+      var t = text(row);
+      return words.every(function (w) { return t.indexOf(w) !== -1; });
     });
-    shown.textContent = "showing " + visible + " of " + items.length + " items";
+    matching.sort(compare);
+  }
+
+  function pages() { return Math.max(1, Math.ceil(matching.length / PAGE)); }
+
+  function render() {
+    page = Math.min(Math.max(page, 0), pages() - 1);
+    var first = page * PAGE;
+    list.innerHTML = matching.slice(first, first + PAGE).map(function (row) {
+      return row.source.textContent;
+    }).join("");
+    shown.textContent = "showing " + matching.length + " of " + rows.length + " items";
+    pager.hidden = pages() < 2;
+    pageOf.textContent = "items " + (matching.length ? first + 1 : 0) + "\u2013" +
+      Math.min(first + PAGE, matching.length) + ", page " + (page + 1) + " of " + pages();
+    prev.disabled = page === 0;
+    next.disabled = page >= pages() - 1;
+    var range = bounds();
     var state = (scorer ? "scorer=" + scorer.value + "&" : "") +
-      "sort=" + sort.value + "&status=" + status.value + "&min=" + lo + "&max=" + hi +
-      (search.value ? "&q=" + encodeURIComponent(search.value) : "");
+      "sort=" + sort.value + "&status=" + status.value + "&min=" + range[0] + "&max=" + range[1] +
+      (search.value ? "&q=" + encodeURIComponent(search.value) : "") +
+      (page ? "&page=" + (page + 1) : "");
     if (window.history && window.history.replaceState) {
       window.history.replaceState(null, "", "#" + state);
     }
   }
 
+  function apply() {
+    filter();
+    page = 0;
+    render();
+  }
+
   function restore() {
     location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
       var kv = pair.split("=");
+      if (kv.length !== 2) { return; }
+      var value = decodeURIComponent(kv[1]);
+      if (kv[0] === "page") { page = (parseInt(value, 10) || 1) - 1; return; }
       var control = {
         scorer: scorer, sort: sort, status: status, min: low, max: high, q: search
       }[kv[0]];
-      if (!control || kv.length !== 2) { return; }
-      var value = decodeURIComponent(kv[1]);
+      if (!control) { return; }
       var known = control.tagName !== "SELECT" ||
         Array.prototype.some.call(control.options, function (o) { return o.value === value; });
       if (known) { control.value = value; }
     });
   }
 
+  // A link to one item (#line-12): its page is shown, clearing the filters if they hide it.
+  function reveal(line) {
+    var at = matching.findIndex(function (row) { return row.line === line; });
+    if (at === -1) {
+      status.value = "all"; low.value = 0; high.value = top; search.value = "";
+      filter();
+      at = matching.findIndex(function (row) { return row.line === line; });
+    }
+    if (at === -1) { return; }
+    page = Math.floor(at / PAGE);
+    render();
+    var item = document.getElementById("line-" + line);
+    if (item) { item.scrollIntoView(); }
+  }
+
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[href^='#line-']") : null;
+    if (!link) { return; }
+    event.preventDefault();
+    reveal(parseInt(link.getAttribute("href").slice(6), 10));
+  });
+
+  // A cell a spreadsheet would read as a formula (= + - @, tab, CR) is quoted as text, as
+  // OWASP advises for CSV exports.
   function cell(value) {
     var text = value === null || value === undefined ? "" : String(value);
+    if (/^[=+\-@\t\r]/.test(text)) { text = "'" + text; }
     return /[",\n\r]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
 
-  // The items shown, in the order shown: line, id, and each scorer's score and status.
+  // The items that match, on every page, in the order shown: line, id, and each scorer's
+  // score and status.
   function table() {
     var ids = list.getAttribute("data-scorers").split(" ").filter(Boolean);
-    var rows = [["line", "id"].concat(ids.reduce(function (all, id) {
+    var out = [["line", "id"].concat(ids.reduce(function (all, id) {
       return all.concat([id + " score", id + " status"]);
     }, []))];
-    Array.prototype.forEach.call(list.querySelectorAll("article.item"), function (item) {
-      if (item.hidden) { return; }
-      var mine = item.getAttribute("data-result-scorers").split(" ");
-      var scores = item.getAttribute("data-scores").split(" ");
-      var statuses = item.getAttribute("data-statuses").split(" ");
-      var row = [item.getAttribute("data-line"), item.getAttribute("data-id")];
+    matching.forEach(function (row) {
+      var cells = [row.line, row.id];
       ids.forEach(function (id) {
-        var at = mine.indexOf(id);
-        row.push(at === -1 ? "" : scores[at], at === -1 ? "" : statuses[at]);
+        var at = row.scorers.indexOf(id);
+        cells.push(at === -1 ? "" : row.scores[at], at === -1 ? "" : row.statuses[at]);
       });
-      rows.push(row);
+      out.push(cells);
     });
-    return rows.map(function (r) { return r.map(cell).join(","); }).join("\r\n") + "\r\n";
+    return out.map(function (r) { return r.map(cell).join(","); }).join("\r\n") + "\r\n";
   }
 
   csv.addEventListener("click", function () {
@@ -117,11 +189,20 @@
   list.setAttribute("data-csv-ready", "true");
   window.offlineRecallCsv = table;
 
+  prev.addEventListener("click", function () { page -= 1; render(); list.scrollIntoView(); });
+  next.addEventListener("click", function () { page += 1; render(); list.scrollIntoView(); });
   [scorer, sort, status, low, high, search].filter(Boolean).forEach(function (control) {
     control.addEventListener("input", apply);
     control.addEventListener("change", apply);
   });
-  restore();
-  apply();
+  var target = /^#line-(\d+)$/.exec(location.hash);
+  if (target) {
+    filter();
+    reveal(parseInt(target[1], 10));
+  } else {
+    restore();
+    filter();
+    render();
+  }
   document.documentElement.setAttribute("data-ready", "true");
 })();

@@ -39,6 +39,7 @@ KIND = ScorerKind(
     separate_judge=True,
     follows_manifest=True,
     profile_scorer=RECALL,
+    reads=("output", "context"),
 )
 
 

@@ -47,6 +47,8 @@ KIND = ScorerKind(
     prompts=prompts.__name__,
     labelled_statement=_labelled_statement,
     statuses=(Status.NO_GROUND_TRUTH, Status.NO_CONTEXT),
+    output_for_ground_truth=True,
+    reads=("question", "ground truth", "output", "context"),
 )
 
 

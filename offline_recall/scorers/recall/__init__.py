@@ -36,6 +36,7 @@ KIND = ScorerKind(
     statuses=(Status.NO_GROUND_TRUTH, Status.NO_CLAIMS, Status.NO_CONTEXT),
     separate_judge=True,
     follows_manifest=True,
+    reads=("ground truth", "context"),
 )
 
 

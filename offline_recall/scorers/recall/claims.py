@@ -10,6 +10,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
 from ...engines import Failed
+from ...judging.polarity import opposite, polarity_mismatch
 from ...judging.signals import STOP_WORDS, share_found, word_overlap, words_of
 from ...text import split_sentences
 from .prompts import ExtractPrompt
@@ -85,6 +86,16 @@ def invented_details(claim: str, text: str) -> list[str]:
     return made_up
 
 
+def reverses_its_text(claim: str, text: str) -> bool:
+    """Whether `claim` negates the sentence of `text` it shares most words with, or holds the
+    opposite of one of that sentence's words, while the sentence does not: the model wrote
+    "Water does not boil at 100 degrees" from "Water boils at 100 degrees"."""
+    sentences = split_sentences(text) or [text]
+    content = {w for w in words_of(claim) if w not in STOP_WORDS}
+    best = max(sentences, key=lambda s: len(words_of(s) & content))
+    return polarity_mismatch(claim, [best], content) is not None or opposite(claim, best, content)
+
+
 def settle_claims(
     text: str, found: list[str] | Failed, rules: ExtractPrompt, source: str | None = None
 ) -> list[str] | Failed:
@@ -92,7 +103,8 @@ def settle_claims(
 
     A claim whose words are mostly absent from the text (or its `source`, the whole ground
     truth a sentence came from) was made up, not extracted: it is dropped, as is one holding a
-    number or name the source does not, and (with `drop_trivial`) one that carries none of the
+    number or name the source does not, one that reverses its sentence (`reverses_its_text`,
+    with `drop_reversed`), and (with `drop_trivial`) one that carries none of the
     text's content (see `trivial_claims`). A sentence of the text that the claims leave mostly
     uncovered was skipped by the model: it is added as a claim of its own. If nothing is left,
     the text's own sentences can stand in for its claims.
@@ -103,6 +115,8 @@ def settle_claims(
         found = [c for c in found if share_found(in_text, c) >= rules.min_grounding]
     if not isinstance(found, Failed) and rules.drop_invented:
         found = [c for c in found if not invented_details(c, whole)]
+    if not isinstance(found, Failed) and rules.drop_reversed:
+        found = [c for c in found if not reverses_its_text(c, text)]
     if not isinstance(found, Failed) and rules.drop_trivial:
         trivial = set(trivial_claims(text, found))
         found = [c for c in found if c not in trivial]

@@ -67,10 +67,12 @@ class ClaimExtractor:
         pieces: Sequence[str], extracted: dict[str, list[str] | Failed]
     ) -> list[str] | Failed:
         """A text's claims over all its pieces, duplicates removed."""
-        found = [extracted[piece] for piece in pieces]
-        for f in found:
-            if isinstance(f, Failed):
-                return f
+        found: list[list[str]] = []
+        for piece in pieces:
+            claims = extracted[piece]
+            if isinstance(claims, Failed):
+                return claims
+            found.append(claims)
         return dedupe_claims(claim for f in found for claim in f)
 
     def _extract(self, texts: list[str]) -> list[list[str] | Failed]:

@@ -49,6 +49,11 @@ class ExtractPrompt(BaseModel):
         default=False,
         description="Drop a claim that holds a number or a name its text does not",
     )
+    drop_reversed: bool = Field(
+        default=False,
+        description="Drop a claim that negates, or says the opposite of, the sentence of its "
+        "text it best matches (an invented 'not', 'rose' for 'fell')",
+    )
     per_sentence: bool = Field(
         default=False,
         description="Ask for each sentence's claims on its own (every sentence of a batch at "

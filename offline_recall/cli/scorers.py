@@ -1,0 +1,24 @@
+"""`offline-recall scorers`: the scorers a run can name, built in and from plugins."""
+
+from __future__ import annotations
+
+import click
+
+from ..printable import printable
+from ..scorers import SCORERS
+
+
+@click.command("scorers")
+def scorers() -> None:
+    """Each scorer `score --scorer` accepts: its id, where it comes from (built in, or the
+    installed package whose entry point in the `offline_recall.scorers` group adds it), what it
+    reads of a run, and its verdict kind. A plugin that cannot be loaded is listed as skipped."""
+    for sid, kind in SCORERS.items():
+        click.echo(f"{printable(sid)} ({printable(SCORERS.source(sid))}): {printable(kind.name)}")
+        click.echo(f"  reads: {', '.join(kind.reads) or 'not declared'}")
+        click.echo(f"  verdict: {printable(kind.verdict)}")
+    for broken in SCORERS.broken:
+        click.echo(printable(f"skipped: {broken}"))
+
+
+__all__ = ["scorers"]

@@ -1,0 +1,81 @@
+"""Where a command may write: regular files or new paths, never an input, never each other.
+
+Every command that writes a file checks all its destinations here before any work starts, so
+a mistyped path fails in one line instead of replacing a device, a FIFO or the data it reads.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..errors import ConfigurationError
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether `a` and `b` name one file: the same inode when both exist, else the same
+    resolved path (a link to the other, `./x` for `x`)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def _refuse_unwritable(option: str, path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None
+    except OSError as e:
+        raise ConfigurationError(f"{option} {path}: cannot be written ({e.strerror})") from e
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ConfigurationError(
+            f"{option} {path} is {_kind(mode)}; give the path of a regular file to write"
+        )
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ConfigurationError(f"{option} {path}: {folder} is a file, not a folder")
+    if mode is None and not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigurationError(f"{option} {path}: the folder {folder} is not writable")
+    if mode is not None and not os.access(path, os.W_OK):
+        raise ConfigurationError(f"{option} {path} is read-only")
+
+
+def check_destinations(
+    outputs: Sequence[tuple[str, Path]], inputs: Mapping[str, Path] | None = None
+) -> None:
+    """Refuse, in one line, any output that is not a regular file or a new path, that is one
+    of the `inputs`, or that is another output. `outputs` pairs each path with what names it
+    (`--out`, `--store`, `the manifest beside --out`)."""
+    given = dict(inputs or {})
+    for i, (option, path) in enumerate(outputs):
+        _refuse_unwritable(option, path)
+        for name, source in given.items():
+            if _same(path, source):
+                raise ConfigurationError(
+                    f"{option} {path} is the input {name}; write the results somewhere else"
+                )
+        for other, earlier in outputs[:i]:
+            if _same(path, earlier):
+                raise ConfigurationError(f"{option} {path} is also {other}; give each its own file")
+
+
+def write_error(path: Path, error: OSError) -> ConfigurationError:
+    """A failed write of `path`, as one line saying why."""
+    return ConfigurationError(f"cannot write {path}: {error.strerror or error}")

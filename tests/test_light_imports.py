@@ -1,0 +1,153 @@
+"""Nothing heavy at the door: the import and the commands that need no model load no engine,
+no data-frame or statistics library, no template engine and no HTTP client.
+
+Each case runs in a fresh interpreter and reports which of the heavy modules it left in
+`sys.modules`; the commands run click's `main` in that process, so what is measured is the
+package, not the console script.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from offline_recall.judging.profile import JudgeProfile
+
+from .conftest import EXAMPLE
+
+HEAVY = (
+    "torch",
+    "transformers",
+    "vllm",
+    "sklearn",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "wordfreq",
+    "jinja2",
+    "httpx",
+    "ray",
+)
+REPORT = f"""
+import json, sys
+print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+"""
+
+
+def heavy_after(code: str, cwd: Path) -> tuple[set[str], str]:
+    """The heavy modules loaded once `code` ran in a fresh interpreter, and what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code) + REPORT],
+        cwd=cwd,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    *printed, last = done.stdout.strip().splitlines()
+    return set(json.loads(last)), "\n".join(printed)
+
+
+def command(*args: str) -> str:
+    """Code that runs `offline-recall ARGS` in process and prints how it ended."""
+    return f"""
+    import click
+    from offline_recall.cli import main
+    try:
+        print("exit", main({list(args)!r}, standalone_mode=False))
+    except click.ClickException as e:
+        print("refused:", e.format_message())
+    """
+
+
+def test_importing_the_package_loads_nothing_heavy(tmp_path: Path) -> None:
+    loaded, _ = heavy_after("import offline_recall", tmp_path)
+    assert loaded == set()
+
+
+def test_help_and_version_load_nothing_heavy(tmp_path: Path) -> None:
+    loaded, printed = heavy_after(command("--help"), tmp_path)
+    assert loaded == set() and "Usage:" in printed and "score" in printed
+    loaded, printed = heavy_after(command("--version"), tmp_path)
+    assert loaded == set() and "offline-recall, version" in printed
+
+
+def test_a_refused_input_loads_nothing_heavy(tmp_path: Path) -> None:
+    loaded, printed = heavy_after(command("score", "missing.jsonl"), tmp_path)
+    assert loaded == set() and "refused:" in printed and "does not exist" in printed
+    (tmp_path / "empty.jsonl").write_text("")
+    loaded, printed = heavy_after(command("score", "empty.jsonl", "--backend", "fake"), tmp_path)
+    assert loaded == set() and "refused:" in printed and "no rows" in printed
+
+
+def test_scoring_a_row_on_the_fake_engine_loads_nothing_heavy(tmp_path: Path) -> None:
+    (tmp_path / "one.jsonl").write_text(EXAMPLE.read_text().splitlines()[0] + "\n")
+    args = ("score", "one.jsonl", "--backend", "fake", "--out", "results.jsonl")
+    loaded, printed = heavy_after(command(*args), tmp_path)
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert "exit" in printed and len(lines) == 1
+    assert json.loads(lines[0])["results"]["context-recall-scorer"]["status"] == "ok"
+    assert loaded == set()
+
+
+def test_applying_a_fitted_profile_needs_no_scikit_learn(tmp_path: Path) -> None:
+    # The shipped rule weighs the text's signals (wordfreq rates rare words) and the model's
+    # P(yes) with its stored coefficients: no fitting library is involved.
+    code = f"""
+    from pathlib import Path
+    from offline_recall import lexical_signals, load_profile
+    profile = load_profile(Path({str(EXAMPLE.parents[2] / "models")!r})
+                           / "smollm2-135m-instruct.v4.judge.json")
+    assert not profile.is_plain
+    values = lexical_signals("The Eiffel Tower is in Paris.", "The tower is in Paris.")
+    values["model"] = 0.8
+    print(profile.probability(values))
+    """
+    loaded, printed = heavy_after(code, tmp_path)
+    assert 0.0 < float(printed) < 1.0
+    assert loaded <= {"wordfreq"}
+
+
+def test_a_profile_applies_its_coefficients_to_the_same_floats() -> None:
+    # Verdict probabilities are part of a run's results, which resume and compare byte for
+    # byte: the arithmetic that applies a profile must not change, not even in the last bit.
+    profile = JudgeProfile(
+        model_fingerprint="f",
+        prompt_version="v",
+        signals=("model", "overlap", "weighted_overlap", "missing", "polarity"),
+        means=(0.4, 0.55, 0.5, 1.5, 0.0),
+        scales=(2.3, 0.21, 0.27, 1.3, 1.0),
+        weights=(0.83, 1.7, -0.45, -0.62, -4.0),
+        bias=-0.31,
+        threshold=0.5,
+    )
+    rng = random.Random(7)
+    values = [
+        {
+            "model": rng.random(),
+            "overlap": rng.random(),
+            "weighted_overlap": rng.random(),
+            "missing": float(rng.randrange(5)),
+            "polarity": float(rng.random() < 0.1),
+        }
+        for _ in range(2000)
+    ]
+    edges = {"overlap": 1.0, "weighted_overlap": 1.0, "missing": 0.0, "polarity": 0.0}
+    values += [{"model": m, **edges} for m in (0.0, 1.0)]
+    found = [profile.probability(v) for v in values]
+    assert [p.hex() for p in found[:3]] == [
+        "0x1.e626ce4d2dae6p-6",
+        "0x1.184002d182b03p-8",
+        "0x1.b73f013077aa4p-13",
+    ]
+    assert found[-2:] == [0.12841610332449988, 0.9996829574668307]
+    digest = hashlib.sha256(",".join(p.hex() for p in found).encode()).hexdigest()
+    assert digest == "76ab9c6abac8ffc854634abecc0e0c3b6e1b3a4c1dce0dbc03e0dfcc4717dae3"

@@ -1,0 +1,277 @@
+"""Scorer plugins: a package registers a scorer through the `offline_recall.scorers` entry-point
+group and gets every command a built-in scorer gets; a broken plugin is skipped in one line.
+
+The plugin is the one docs/write-a-scorer.md shows, built from that page's code blocks. The fast
+tests make it an installed distribution by a `.dist-info` folder on `sys.path` (what pip
+writes); the `install` test installs it with pip into a fresh virtual environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from offline_recall import FakeEngine, run_evals
+from offline_recall.cli import main
+from offline_recall.scorers import SCORERS, scorer_kind
+from offline_recall.scorers.build import create_scorer
+from offline_recall.scorers.context import ContextOptions
+from offline_recall.scorers.plugins import GROUP
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "write-a-scorer.md"
+PLUGIN = "question-coverage-scorer"
+BUILT_IN = (
+    "context-recall-scorer",
+    "context-precision-scorer",
+    "faithfulness-scorer",
+    "context-relevance-scorer",
+)
+_BLOCK = re.compile(r'^```\w+ title="([^"]+)"\n(.*?)^```$', re.MULTILINE | re.DOTALL)
+
+
+def plugin_files() -> dict[str, str]:
+    """The example plugin's files, by path, as the docs page shows them."""
+    files = dict(_BLOCK.findall(PAGE.read_text(encoding="utf-8")))
+    assert {"pyproject.toml", "question_coverage/__init__.py"} <= set(files)
+    return files
+
+
+def write_plugin(folder: Path) -> Path:
+    for name, text in plugin_files().items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def rows(path: Path) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in (
+                {
+                    "input": "What colour is the sky?",
+                    "context": ["The colour of the sky is blue.", "Grass is green."],
+                },
+                {"input": "Who wrote Hamlet?", "context": ["Shakespeare wrote Hamlet."]},
+                {"input": "Why is the sea salty?", "context": [""]},
+            )
+        )
+    )
+    return path
+
+
+@pytest.fixture
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The example plugin importable and registered, as pip leaves an installed package: its
+    package and a `.dist-info` folder naming its entry points, in a folder on `sys.path`."""
+    site = write_plugin(tmp_path / "site")
+    project = tomllib.loads((site / "pyproject.toml").read_text())["project"]
+    info = site / "question_coverage-0.1.0.dist-info"
+    info.mkdir()
+    info.joinpath("METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
+    points = project["entry-points"][GROUP]
+    info.joinpath("entry_points.txt").write_text(
+        f"[{GROUP}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
+    )
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(ROOT)]))
+    SCORERS.reload()
+    yield site
+    SCORERS.reload()
+    for name in [m for m in sys.modules if m.startswith("question_coverage")]:
+        del sys.modules[name]
+
+
+def _cli(*args: str | Path) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_scorers_command_lists_the_built_in_scorers_and_the_plugins(installed: Path) -> None:
+    shown = _cli("scorers")
+    for sid in (*BUILT_IN, PLUGIN):
+        assert sid in shown
+    assert shown.count("built-in") == 4
+    assert "question-coverage" in shown and "question, context" in shown
+    assert "high, medium, low, none, per chunk" in shown  # context relevance's graded verdict
+
+
+def test_a_plugin_scores_verifies_reports_and_compares(installed: Path, tmp_path: Path) -> None:
+    data = rows(tmp_path / "data.jsonl")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for out in (a, b):
+        shown = _cli("score", data, "--scorer", PLUGIN, "--backend", "fake", "--out", out)
+        assert "mean coverage" in shown
+    records = [json.loads(line) for line in a.read_text().splitlines()]
+    results = [r["results"][PLUGIN] for r in records]
+    assert [r["status"] for r in results] == ["ok", "ok", "no_context"]
+    assert results[0]["addressed"] == [True, False] and results[0]["score"] == 0.5
+    assert "3 rows re-scored, 3 identical, 0 differ" in _cli("verify", a)
+    assert "wrote" in _cli("report", a, "--out", tmp_path / "report.html")
+    assert "Question coverage" in (tmp_path / "report.html").read_text()
+    assert "Question Coverage Scorer: B against A" in _cli("compare", a, b)
+    parquet = tmp_path / "a.parquet"
+    _cli("score", data, "--scorer", PLUGIN, "--backend", "fake", "--out", parquet)
+    assert "3 rows re-scored, 3 identical" in _cli("verify", parquet)
+
+
+def test_a_plugin_runs_in_run_evals(installed: Path) -> None:
+    options = ContextOptions(context=["Shakespeare wrote Hamlet.", "Grass is green."])
+    scorer = create_scorer(scorer_kind(PLUGIN), FakeEngine(), options)
+    found = run_evals(
+        data=[{"input": "Who wrote Hamlet?"}], scorers=[scorer], target=lambda question: ""
+    )
+    assert found.scores[PLUGIN] == 0.5
+
+
+def test_a_plugin_runs_on_ray(installed: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    data = rows(tmp_path / "data.jsonl")
+    out = tmp_path / "ray.jsonl"
+    shown = _cli(
+        "score", data, "--scorer", PLUGIN, "--backend", "fake", "--runner", "ray",
+        "--workers", "1", "--out", out,
+    )  # fmt: skip
+    assert "mean coverage" in shown
+    scores = [json.loads(line)["results"][PLUGIN]["score"] for line in out.read_text().splitlines()]
+    assert scores == [0.5, 1.0, 0.0]
+
+
+# Broken plugins -----------------------------------------------------------------------------
+
+
+def _entry_points(monkeypatch: pytest.MonkeyPatch, *points: tuple[str, str]) -> None:
+    found = [metadata.EntryPoint(name, value, GROUP) for name, value in points]
+
+    def entry_points(*, group: str) -> list[metadata.EntryPoint]:
+        return found if group == GROUP else []
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    SCORERS.reload()
+
+
+@pytest.fixture
+def broken(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    write_plugin(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield
+    SCORERS.reload()
+    for name in [m for m in sys.modules if m.startswith("question_coverage")]:
+        del sys.modules[name]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "why"),
+    [
+        (PLUGIN, "no_such_module:KIND", "ModuleNotFoundError: No module named 'no_such_module'"),
+        (PLUGIN, "json:dumps", "json:dumps is a function, not a ScorerKind"),
+        ("Question Coverage", "question_coverage:KIND", "its name is not a scorer id"),
+        ("other-scorer", "question_coverage:KIND", "has the id 'question-coverage-scorer'"),
+        ("context-recall-scorer", "question_coverage:KIND", "taken by a built-in scorer"),
+    ],
+)
+def test_a_broken_plugin_is_one_line_and_the_built_in_scorers_stay(
+    broken: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    value: str,
+    why: str,
+) -> None:
+    _entry_points(monkeypatch, (name, value))
+    assert list(SCORERS) == list(BUILT_IN)
+    warned = capsys.readouterr().err.strip().splitlines()
+    assert len(warned) == 1 and why in warned[0], warned
+    assert warned[0].startswith(f"offline-recall: warning: scorer plugin {name!r}")
+    assert scorer_kind("context-recall-scorer").id == "context-recall-scorer"
+    list(SCORERS)  # loaded once: no second warning
+    assert capsys.readouterr().err == ""
+
+
+def test_one_broken_plugin_leaves_the_others(
+    broken: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _entry_points(
+        monkeypatch, ("aaa-scorer", "no_such_module:KIND"), (PLUGIN, "question_coverage:KIND")
+    )
+    assert list(SCORERS) == [*BUILT_IN, PLUGIN]
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    shown = _cli("scorers")
+    assert "skipped: scorer plugin 'aaa-scorer'" in shown and PLUGIN in shown
+
+
+def test_an_unknown_id_names_the_plugins_too(broken: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    _entry_points(monkeypatch, (PLUGIN, "question_coverage:KIND"))
+    result = CliRunner().invoke(main, ["score", str(PAGE), "--scorer", "nope", "--backend", "fake"])
+    assert result.exit_code != 0 and PLUGIN in result.output
+
+
+def test_plugins_are_looked_for_only_when_scorers_are_listed_or_looked_up() -> None:
+    code = (
+        "import importlib.metadata as m, offline_recall\n"
+        "from offline_recall.scorers import SCORERS, scorer_kind\n"
+        "calls = []\n"
+        "real = m.entry_points\n"
+        "m.entry_points = lambda **k: calls.append(k) or real(**k)\n"
+        "scorer_kind('context-recall-scorer')\n"
+        "print(len(calls))\n"
+        "list(SCORERS)\n"
+        "list(SCORERS)\n"
+        "print(len(calls))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert done.stdout.split() == ["0", "1"]
+
+
+# The plugin installed with pip ------------------------------------------------------------
+
+
+def _run(*command: str | Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [str(c) for c in command], env=env, capture_output=True, text=True, timeout=1200
+    )
+    assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-3000:])
+    return done.stdout
+
+
+@pytest.mark.install
+def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path) -> None:
+    """A fresh virtual environment, this package installed with pip (as tests/test_install.py
+    does), then the docs page's plugin package; `scorers` lists it and `score` runs it."""
+    venv = tmp_path / "venv"
+    _run("python3", "-m", "venv", venv)
+    bin_ = venv / "bin"
+    _run(bin_ / "pip", "install", "-q", "torch==2.13.0")
+    _run(bin_ / "pip", "install", "-q", "-c", ROOT / "constraints.txt", ROOT)
+    _run(bin_ / "pip", "install", "-q", write_plugin(tmp_path / "question-coverage"))
+    env = {
+        "PATH": f"{bin_}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "HF_HUB_OFFLINE": "1",
+        "OFFLINE_RECALL_CACHE": str(tmp_path / "cache"),
+    }
+    listed = _run(bin_ / "offline-recall", "scorers", env=env)
+    assert PLUGIN in listed and "question-coverage" in listed
+    out = tmp_path / "scored.jsonl"
+    data = rows(tmp_path / "data.jsonl")
+    command = ("score", data, "--scorer", PLUGIN, "--backend", "fake", "--out", out)
+    assert "mean coverage" in _run(bin_ / "offline-recall", *command, env=env)
+    scores = [json.loads(line)["results"][PLUGIN]["score"] for line in out.read_text().splitlines()]
+    assert scores == [0.5, 1.0, 0.0]
