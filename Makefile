@@ -12,7 +12,7 @@ TORCH := torch==2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PROBE_SECONDS ?= 10
 
-.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-llamacpp lint docs peers
+.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-llamacpp lint docs peers mutation
 setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 setup-ray: $(BIN)/.ray-installed
@@ -82,6 +82,21 @@ lint: setup
 	$(BIN)/ruff check offline_recall tests benchmarks scripts
 	$(BIN)/ruff format --check offline_recall tests benchmarks scripts
 	$(BIN)/mypy
+
+# Mutation testing (mutmut, configured in pyproject.toml) of the code that decides a number a user
+# reads: each scorer's aggregation and rounding, the context rule, the data readers and field
+# conventions, the judge's decision from a profile, compare's statistics, the gates. Each mutant
+# runs against the fast tests that cover it; mutants/ keeps every result, so an interrupted run
+# resumes where it stopped. Not part of `test`: about 40 minutes on 2 cores.
+MUTATION_SCOPE := 'offline_recall.scorers.*.score.*' 'offline_recall.scorers.base.x_round_half_up__*' \
+	'offline_recall.scorers.context.*' 'offline_recall.data.readers.*' 'offline_recall.data.fields.*' \
+	'offline_recall.judging.profile.*' 'offline_recall.judging.judge.*' \
+	'offline_recall.report.stats.*' 'offline_recall.report.comparison.*' \
+	'offline_recall.report.ranking.*' 'offline_recall.report.gate.*' \
+	'offline_recall.cli.summary.x_gate_failure__*'
+mutation: setup
+	$(BIN)/mutmut run --max-children $${MUTATION_JOBS:-2} $(MUTATION_SCOPE)
+	$(BIN)/python scripts/mutation_score.py $(MUTATION_SCOPE)
 
 # offline-recall side by side with RAGAS, DeepEval and Mastra on the embedded model, context
 # recall and context precision, every system through one vLLM server on loopback (offline-recall

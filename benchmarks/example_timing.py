@@ -1,4 +1,4 @@
-"""Time each stage of scoring the bundled example dataset on the embedded model.
+"""Where does the time go when the embedded model scores the bundled example dataset?
 
     python benchmarks/example_timing.py [--data FILE] [--model NAME]
 

@@ -29,15 +29,12 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import quality_data as data
-from benchmarks.quality_judges import recall_of_claims
+from benchmarks.quality_judges import expected, recall_of_claims
 from benchmarks.quality_metrics import ExtractionTally, correlations
-from benchmarks.quality_variants import expected
-from benchmarks.recall import Pair, extract_claims, recall_scorer
+from benchmarks.recall import Pair, extract_claims, judged, recall_scorer
 from offline_recall import ENGINES, ContextRecallScorer, Engine, Failed, resolve_spec
-from offline_recall.scorers.recall.claims import single_claim
+from offline_recall.scorers.recall.claims import reverses_its_text, single_claim
 from offline_recall.text import split_sentences
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 class Replay:
@@ -69,14 +66,14 @@ class Replay:
 
 
 def variant_scorer(
-    base: ContextRecallScorer, words: int | None, trivial: bool
+    base: ContextRecallScorer, words: int | None, trivial: bool, reversed_: bool = False
 ) -> ContextRecallScorer:
     """A fresh scorer like `base` (same engine and judge), its extraction rules changed."""
     scorer = ContextRecallScorer(base.engine, base.options, base.setup)
     rules = scorer.prompts.extract.model_copy(
-        update={"single_claim_words": words, "drop_trivial": trivial}
+        update={"single_claim_words": words, "drop_trivial": trivial, "drop_reversed": reversed_}
     )
-    scorer.prompts = scorer.prompts.model_copy(update={"extract": rules})
+    scorer.extractor.prompts = scorer.prompts.model_copy(update={"extract": rules})
     scorer._verdicts = base._verdicts  # the same judge: a pair is judged once for all variants
     return scorer
 
@@ -98,7 +95,7 @@ def measure(
     contexts = [r.contexts for r in rose]
 
     def pairs(ps: Sequence[Pair]) -> list[float | None]:
-        return [None if isinstance(a, Failed) else a.probability for a in scorer.assess(ps)]
+        return judged(scorer, ps)
 
     decided = recall_of_claims(pairs, scorer, rose_claims, contexts, scorer.threshold)
     mean_recall = expected(pairs, scorer, rose_claims, contexts)
@@ -117,12 +114,17 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default="smollm2-135m-instruct")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=data.DATA)
     parser.add_argument("--backend", choices=list(ENGINES), default="vllm")
     parser.add_argument("--prompt-version", default="v3", help="the prompts the model answers")
     parser.add_argument("--dtype", help="the vLLM engine's dtype [default: the engine's]")
     parser.add_argument("--raw", type=Path, default=Path("extraction_answers.json"))
     parser.add_argument("--words", default="3,4,5,6,7,8,10,12")
+    parser.add_argument(
+        "--reversed",
+        action="store_true",
+        help="only v4's rules (6 words, trivial claims dropped) without and with drop_reversed",
+    )
     parser.add_argument("--limit", type=int, help="decomposition texts (seeded choice)")
     parser.add_argument("--batch", type=int, default=32, help="texts per extraction batch")
     parser.add_argument(
@@ -167,21 +169,32 @@ def main() -> None:
         f"judge {base.setup.judge_profile.digest}"
     )
     head = (
-        "| single-claim words | drop trivial | no model call | precision | recall | F1 | "
-        "count ratio | Spearman | Pearson | Spearman, expected | Pearson, expected |"
+        "| single-claim words | drop trivial | drop reversed | no model call | precision | "
+        "recall | F1 | count ratio | Spearman | Pearson | Spearman, expected | "
+        "Pearson, expected | claims reversing their sentence |"
     )
-    print(head + "\n|" + "---|" * 2 + "---:|" * 9)
-    grid = [(None, False), (None, True)] + [
-        (int(w), t) for w in args.words.split(",") for t in (False, True)
+    print(head + "\n|" + "---|" * 3 + "---:|" * 10)
+    grid: list[tuple[int | None, bool, bool]] = [(None, False, False), (None, True, False)] + [
+        (int(w), t, False) for w in args.words.split(",") for t in (False, True)
     ]
-    for words, trivial in grid:
-        m = measure(variant_scorer(base, words, trivial), texts, rose, words)
+    if args.reversed:
+        grid = [(6, True, False), (6, True, True)]
+    for words, trivial, reversed_ in grid:
+        scorer = variant_scorer(base, words, trivial, reversed_)
+        m = measure(scorer, texts, rose, words)
+        found = extract_claims(scorer, [r.text for r in texts])
+        flipped = sum(
+            reverses_its_text(c, row.text)
+            for claims, row in zip(found, texts, strict=True)
+            for c in claims or []
+        )
         d, e = m["decided"], m["expected"]
         print(
-            f"| {words or 'none'} | {'yes' if trivial else 'no'} | {m['no model call']:.0%} | "
+            f"| {words or 'none'} | {'yes' if trivial else 'no'} | {'yes' if reversed_ else 'no'} "
+            f"| {m['no model call']:.0%} | "
             f"{m['precision']:.3f} | {m['recall']:.3f} | {m['F1']:.3f} | {m['count ratio']:.3f} | "
             f"{d['Spearman']:.3f} | {d['Pearson']:.3f} | {e['Spearman']:.3f} | "
-            f"{e['Pearson']:.3f} |",
+            f"{e['Pearson']:.3f} | {flipped} |",
             flush=True,
         )
 

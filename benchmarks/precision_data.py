@@ -14,17 +14,15 @@ answer, as a retriever's near misses would: random ones are too easy to tell apa
 
 from __future__ import annotations
 
-import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.quality_data import CLAPNQ_E2E, WICE_CHUNKS, read_jsonl
 from offline_recall import word_overlap
 
-CLAPNQ = "clapnq/e2e_answerable_dev.jsonl"
-WICE = "wice/attribution_claim_oraclechunk_dev.jsonl"
 DISTRACTORS = 3
 SEED = 0
 
@@ -40,13 +38,6 @@ class RankedList:
     relevant: list[bool]
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
-
-
 def near_misses(query: str, candidates: Sequence[str], k: int) -> list[str]:
     """The `k` candidates sharing the largest share of the query's content words."""
     ranked = sorted(candidates, key=lambda c: -word_overlap(c, query))
@@ -57,7 +48,7 @@ def clapnq_lists(data: Path, distractors: int = DISTRACTORS) -> list[RankedList]
     """Per ClapNQ question, its gold passage among the `distractors` other questions'
     passages nearest to it, at a position that cycles through every rank (item i puts it at
     rank i mod (k + 1))."""
-    items = list(_jsonl(data / CLAPNQ))
+    items = read_jsonl(data / CLAPNQ_E2E)
     passages = [item["contexts_full_passage"][0] for item in items]
     lists = []
     for i, item in enumerate(items):
@@ -80,7 +71,7 @@ def clapnq_lists(data: Path, distractors: int = DISTRACTORS) -> list[RankedList]
 def wice_lists(data: Path, distractors: int = DISTRACTORS, seed: int = SEED) -> list[RankedList]:
     """Per supported WiCE claim, its oracle chunks and the `distractors` chunks of other
     claims nearest to it, shuffled with `seed`."""
-    rows = list(_jsonl(data / WICE))
+    rows = read_jsonl(data / WICE_CHUNKS)
     by_claim: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_claim.setdefault(row["group"], []).append(row)

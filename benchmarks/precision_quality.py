@@ -1,4 +1,4 @@
-"""Context precision against known relevance: chunk verdicts and the ranking score.
+"""Does context precision follow known relevance, in its chunk verdicts and its ranking score?
 
     python benchmarks/precision_quality.py [--data DIR] [--backend transformers|vllm|fake]
 
@@ -21,6 +21,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.precision_data import RankedList, clapnq_lists, wice_lists
+from benchmarks.quality_data import DATA
 from benchmarks.quality_metrics import auroc, balanced_accuracy, correlations, tune_threshold
 from offline_recall import (
     ContextPrecisionScorer,
@@ -32,7 +33,6 @@ from offline_recall import (
 from offline_recall.scorers.precision import average_precision
 
 PRECISION = "context-precision-scorer"
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def scored(scorer: ContextPrecisionScorer, lists: list[RankedList]) -> list[PrecisionResult]:
@@ -65,11 +65,10 @@ def section(
         ("word overlap", overlap, cut, theirs),
     ):
         c = correlations(true_ap, scores)
-        mae = sum(abs(a - b) for a, b in zip(scores, true_ap, strict=True)) / len(true_ap)
         rows.append(
             f"| {name} | {label} | {len(lists)} / {len(truth)} | {_number(auroc(truth, probs))} "
             f"| {_number(balanced_accuracy(truth, probs, at))} | {_number(c['Pearson'])} "
-            f"| {_number(c['Spearman'])} | {mae:.3f} |"
+            f"| {_number(c['Spearman'])} | {_number(c['MAE'])} |"
         )
     return rows
 

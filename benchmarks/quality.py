@@ -1,7 +1,9 @@
-"""Judgment quality against human labels: attribution, claim extraction, end-to-end recall.
+"""How well does each judge agree with human labels, on attribution, claim extraction and
+end-to-end recall?
 
     python benchmarks/quality.py [--model NAME|PATH] [--data DIR] [--limit N]
                                  [--backend vllm|transformers|fake] [--json FILE]
+                                 [--columns overlap,sentence_overlap,p_yes,one_call,given,shipped]
 
 Data: the labelled sets in `../shared/data/` (see its README), or any folder with the same
 files. `--limit N` keeps N rows per file (N claims for the oracle-chunk file), chosen by a
@@ -10,6 +12,8 @@ seeded hash. One table, rows = metrics, columns = variants, all on the same rows
   word overlap      share of the claim's content words found in the context; its decision
                     threshold is tuned for balanced accuracy on the dev WiCE full-article
                     file (`--tune`); end to end, its claims are the ground truth's sentences
+  sentence overlap  no model: end to end, the mean over the ground truth's sentences of the
+                    share of each one's content words found in its best context
   model P(yes)      the model's raw yes/no probability (the scorer's question about the
                     whole context, `signal_values`) at the manifest's threshold; end to end,
                     on the shipped scorer's claims
@@ -19,7 +23,10 @@ seeded hash. One table, rows = metrics, columns = variants, all on the same rows
                     statement is attributed). vLLM only.
   shipped           the library as shipped, its scorer built from the run spec:
                     scorer.assess / scorer.threshold per pair, scorer.run_many end to end, and
-                    for extraction the claims of a run_many with no context (see recall.py)
+                    for extraction the claims of a run_many with no context (see recall.py);
+                    its expected recall (the mean of the claims' probabilities) beside it
+  given             the shipped judge on claims it is given: RoSE's human atomic facts, and
+                    the ground truth's sentences (the judge's errors apart from the claims')
 
 A context longer than the model's window is cut into pieces and the max over pieces taken,
 as the scorer does. Failed rows (an extraction that failed, a pair the engine failed on, an
@@ -73,7 +80,6 @@ from offline_recall import (
     word_overlap,
 )
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Value = float | int | str | None
 A = TypeVar("A")
 R = TypeVar("R")
@@ -302,8 +308,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default="smollm2-135m-instruct", help="model name or manifest")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="labelled data folder")
-    parser.add_argument("--tune", type=Path, default=DEFAULT_DATA, help="where baselines are tuned")
+    parser.add_argument("--data", type=Path, default=data.DATA, help="labelled data folder")
+    parser.add_argument("--tune", type=Path, default=data.DATA, help="where baselines are tuned")
     parser.add_argument("--limit", type=int, help="rows per file (claims for oracle chunks)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --limit choice")
     parser.add_argument("--backend", choices=list(ENGINES), default="vllm", help="the engine")

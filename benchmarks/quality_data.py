@@ -1,4 +1,4 @@
-"""The labelled sets of the quality benchmark: file names, typed rows, a seeded subset.
+"""The labelled sets the quality benchmarks read: file names, typed rows, a seeded subset.
 
 A data folder holds the files below under the same names (the dev split in `../shared/data/`,
 or any other split laid out the same way). `--limit N` keeps N rows per file, chosen by a
@@ -14,6 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+"""The dev split's folder, the default `--data` of the benchmarks that read these sets."""
 
 WICE_ARTICLE = "wice/attribution_claim_fullarticle_dev.jsonl"
 WICE_CHUNKS = "wice/attribution_claim_oraclechunk_dev.jsonl"

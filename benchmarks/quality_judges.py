@@ -1,7 +1,9 @@
-"""The model-side variants of the quality benchmark.
+"""How the quality benchmark's model-side columns score pairs and items.
 
 - pair scores over a context cut to the scorer's context budget, max over the pieces, as the
   scorer does;
+- an item's recall from its claims' pair scores: decided at a threshold, or expected (the
+  mean probability);
 - the "all claims in one JSON call" reference point hosted tools use: one prompt holding the
   context and the whole ground truth, the engine answering `{"statements": [{"statement",
   "attributed": "yes"|"no"}]}` under a JSON schema; its score is the attributed share;
@@ -49,14 +51,15 @@ def max_over_pieces(
     ]
 
 
-def recall_of_claims(
+def per_item(
     score: PairScorer,
     scorer: ContextRecallScorer,
     claims: Sequence[list[str] | None],
     contexts: Sequence[Sequence[str]],
-    threshold: float,
+    threshold: float | None,
 ) -> list[float | None]:
-    """Per item, the share of its claims whose best context piece scores >= threshold.
+    """Per item, over its claims' best probabilities (each at its best context piece): the
+    share that reach `threshold`, or their mean where `threshold` is None.
 
     An item without claims (None: its extraction failed) or with a pair that failed stays
     None; an empty list scores 0, as the scorer's `no_claims` status does.
@@ -76,10 +79,34 @@ def recall_of_claims(
         elif not found:
             out.append(0.0)
         else:
-            scores = [max_or_none([best[(c, claim)] for c in ctx]) for claim in found]
-            hits = [s >= threshold for s in scores if s is not None]
-            out.append(sum(hits) / len(hits) if len(hits) == len(scores) else None)
+            probs = [max_or_none([best[(c, claim)] for c in ctx]) for claim in found]
+            known = [p for p in probs if p is not None]
+            values = known if threshold is None else [p >= threshold for p in known]
+            out.append(sum(values) / len(values) if len(known) == len(probs) else None)
     return out
+
+
+def recall_of_claims(
+    score: PairScorer,
+    scorer: ContextRecallScorer,
+    claims: Sequence[list[str] | None],
+    contexts: Sequence[Sequence[str]],
+    threshold: float,
+) -> list[float | None]:
+    """Per item, the share of its claims whose best context piece scores >= threshold: the
+    decided recall (see `per_item`)."""
+    return per_item(score, scorer, claims, contexts, threshold)
+
+
+def expected(
+    score: PairScorer,
+    scorer: ContextRecallScorer,
+    claims: Sequence[list[str] | None],
+    contexts: Sequence[Sequence[str]],
+) -> list[float | None]:
+    """Per item, the mean of its claims' best probabilities: the expected recall, no
+    threshold (see `per_item`)."""
+    return per_item(score, scorer, claims, contexts, None)
 
 
 def run_shipped(

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from benchmarks.quality_judges import (
     OneCall,
     attributed_share,
+    expected,
     max_over_pieces,
     recall_of_claims,
     run_shipped,
 )
-from benchmarks.quality_metrics import max_or_none, overlap_recall, sentences
-from benchmarks.recall import Pair, extract_claims, model_p_yes, recall_scorer
-from offline_recall import ContextRecallScorer, Engine, Failed, RunSpec, word_overlap
+from benchmarks.quality_metrics import overlap_recall, sentences
+from benchmarks.recall import Pair, extract_claims, judged, model_p_yes, recall_scorer
+from offline_recall import Engine, Failed, RunSpec, word_overlap
 
 Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
 
@@ -73,37 +74,6 @@ def sentence_overlap_variant(threshold: float) -> Variant:
     )
 
 
-def expected(
-    score: Callable[[Sequence[Pair]], list[float | None]],
-    scorer: ContextRecallScorer,
-    claims: Sequence[list[str] | None],
-    contexts: Sequence[Sequence[str]],
-) -> list[float | None]:
-    """Per item, the mean of its claims' best probabilities (None where claims are missing or
-    a pair failed; 0 for no claims)."""
-    pairs = [
-        (c, claim)
-        for found, ctx in zip(claims, contexts, strict=True)
-        if found
-        for claim in found
-        for c in ctx
-    ]
-    best = dict(zip(pairs, max_over_pieces(score, scorer, pairs), strict=True))
-    out: list[float | None] = []
-    for found, ctx in zip(claims, contexts, strict=True):
-        if found is None:
-            out.append(None)
-            continue
-        probs = [max_or_none([best[(c, claim)] for c in ctx]) for claim in found]
-        known = [p for p in probs if p is not None]
-        out.append(
-            sum(known) / len(known)
-            if known and len(known) == len(probs)
-            else (0.0 if not found else None)
-        )
-    return out
-
-
 def given_claims_variants(
     spec: RunSpec, engine: Engine, facts: dict[str, list[str]]
 ) -> list[Variant]:
@@ -112,7 +82,7 @@ def given_claims_variants(
     scorer = recall_scorer(spec.build_on(engine))
 
     def pairs(ps: Sequence[Pair]) -> list[float | None]:
-        return [None if isinstance(a, Failed) else a.probability for a in scorer.assess(ps)]
+        return judged(scorer, ps)
 
     def claims_of(
         source: Callable[[str], list[str] | None],
@@ -161,7 +131,7 @@ def model_variants(spec: RunSpec, engine: Engine) -> list[Variant]:
     claims_of: dict[str, list[str] | None] = {}  # ground truth -> the shipped scorer's claims
 
     def shipped_pairs(pairs: Sequence[Pair]) -> list[float | None]:
-        return [None if isinstance(a, Failed) else a.probability for a in scorer.assess(pairs)]
+        return judged(scorer, pairs)
 
     def p_yes_pairs(pairs: Sequence[Pair]) -> list[float | None]:
         return model_p_yes(engine, question, pairs)

@@ -1,5 +1,5 @@
-"""Rows per second of the local runner against Ray with 1 and 2 workers, and the Ray driver's
-memory from 1k to 100k rows.
+"""How many rows per second does Ray with 1 and 2 workers score against the local runner, and
+how much memory does the Ray driver take from 1k to 100k rows?
 
     python benchmarks/ray_scale.py [--fake-rows 5000] [--model-rows 12]
                                    [--memory-rows 1000,10000,100000] [--skip-model]

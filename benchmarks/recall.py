@@ -3,6 +3,7 @@
 - the scorer of a built run spec, typed as the context recall scorer;
 - a text's claims alone, as the scorer extracts them (its prompt set's rules applied, repeats
   dropped);
+- the scorer's own probability for (evidence, claim) pairs, judged exactly as it judges them;
 - the model's own P(yes) for (context, claim) pairs: the scorer's yes/no question about the
   whole context, with no evidence selection, no lexical signals and no judge profile.
 """
@@ -38,6 +39,11 @@ def extract_claims(scorer: ContextRecallScorer, texts: Sequence[str]) -> list[li
         None if isinstance(found, Failed) else dedupe_claims(found)
         for found in scorer.extract(texts)
     ]
+
+
+def judged(scorer: ContextRecallScorer, pairs: Sequence[Pair]) -> list[float | None]:
+    """The scorer's probability for each pair, as its judge decides it; None where it failed."""
+    return [None if isinstance(a, Failed) else a.probability for a in scorer.assess(pairs)]
 
 
 def model_p_yes(engine: Engine, question: Question, pairs: Sequence[Pair]) -> list[float | None]:

@@ -1,4 +1,5 @@
-"""The server engine against the in-process vLLM engine, on the same items and pairs.
+"""How does the server engine compare with the in-process vLLM engine on the same items and
+pairs?
 
     python benchmarks/server.py [--items 24] [--concurrency 64] [--data ROSE_E2E.jsonl]
                                 [--dtype bfloat16|float32]

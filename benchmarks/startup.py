@@ -161,9 +161,9 @@ def worker(report: Path, args: list[str]) -> None:
     spent: list[float] = []
     for name, kind in list(ENGINES.items()):
 
-        def factory(manifest: Any, options: Any, make: Any = kind.factory) -> Any:
+        def factory(manifest: Any, options: Any, *served: Any, make: Any = kind.factory) -> Any:
             started = time.perf_counter()
-            engine = make(manifest, options)
+            engine = make(manifest, options, *served)
             spent.append(time.perf_counter() - started)
             return engine
 

@@ -1,4 +1,5 @@
-"""How the transformers engine's thread settings hold up when another process keeps a core busy.
+"""How do the transformers engine's thread settings hold up when another process keeps a core
+busy?
 
     python benchmarks/threads.py [--items 4] [--repeats 1]
 

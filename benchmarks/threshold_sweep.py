@@ -1,4 +1,4 @@
-"""Which threshold a judge profile should count claims at: the end-to-end objective on dev.
+"""Which threshold should a judge profile count claims at, by the end-to-end objective on dev?
 
     python benchmarks/threshold_sweep.py [--profile FILE] [--backend vllm] [--data DIR]
 
@@ -25,7 +25,6 @@ from benchmarks.quality_metrics import auroc, balanced_accuracy, spearman
 from benchmarks.recall import extract_claims, recall_scorer
 from offline_recall import ContextRecallScorer, Failed, load_profile, resolve_spec, split_sentences
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
 
 
@@ -49,7 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--backend", default="vllm")
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, default=data.DATA)
     args = parser.parse_args()
     recall = ContextRecallScorer.id
     profiles = {recall: load_profile(args.profile)} if args.profile else None

@@ -1,4 +1,5 @@
-"""Throughput of the engines on the embedded model: what a verdict costs, and the limit.
+"""How fast do the engines score on the embedded model: what a verdict costs, and how near
+the engine's limit each mode runs?
 
     python benchmarks/throughput.py [--items 24] [--data ROSE_E2E.jsonl] [--dtype float32]
 
@@ -47,17 +48,17 @@ from typing import Any, cast
 if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import quality_data as data
 from benchmarks.recall import Pair, extract_claims, model_p_yes, recall_scorer
 from offline_recall import Engine, Question, create_engine, resolve_spec
 from offline_recall.engines.vllm import native_dtype
 
-ROOT = Path(__file__).resolve().parents[1]
 LOOKUP_TOKENS = 4
-ROSE = ROOT.parent / "shared" / "data" / "rose" / "e2e_acu_recall_dev.jsonl"
+ROSE = data.DATA / data.ROSE_E2E
 
 
 def load_items(path: Path, n: int) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = data.read_jsonl(path)
     random.Random(7).shuffle(rows)
     seen: set[str] = set()
     items = []

@@ -42,12 +42,14 @@ from .runs.evals import EvalResult, ItemResult, run_evals
 from .runs.manifest import InputSpec, RunManifest
 from .runs.ray_dataset import score_dataset
 from .runs.ray_runner import RayOptions
+from .runs.resolve import ResolvedRun, resolve_run, resolve_spec
 from .runs.results import ItemRecord, read_results
 from .runs.run import ResultStore, RunOutcome, run_dataset
 from .runs.runner import LocalRun
+from .runs.scoring import Scoring
 from .runs.shard_run import ShardRun
 from .runs.shard_store import ShardFolder
-from .runs.spec import RunSpec, Scoring, resolve_spec
+from .runs.spec import RunSpec
 from .runs.store import RunStore
 from .runs.summary import Summary
 from .scorers import SCORERS
@@ -127,6 +129,7 @@ __all__ = [
     "Question",
     "RayOptions",
     "RecallResult",
+    "ResolvedRun",
     "ResultStore",
     "Row",
     "RowError",
@@ -165,6 +168,7 @@ __all__ = [
     "pack",
     "read_labelled",
     "read_results",
+    "resolve_run",
     "resolve_spec",
     "run_dataset",
     "run_evals",

@@ -80,7 +80,7 @@ def test_an_extractor_set_aside_for_a_rows_own_context_is_named() -> None:
 @pytest.mark.parametrize("key", ["retrieved_contexts", "contexts"])
 def test_run_evals_reads_a_context_under_ragas_names(key: str) -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=STATIC))
-    item = {"input": "q", "groundTruth": "A.", key: ["A."]}
+    item = {"input": "q", "groundTruth": "Cherries are red.", key: ["Cherries are red."]}
     with pytest.warns(ContextWarning, match="static `context` is not used"):
         result = run_evals([item], [scorer], target=lambda question: "x")
     assert result.scores[RECALL] == 1.0  # scored against its own chunks, not STATIC
@@ -89,8 +89,10 @@ def test_run_evals_reads_a_context_under_ragas_names(key: str) -> None:
 def test_scorer_run_reads_a_context_under_ragas_names() -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=STATIC))
     with pytest.warns(ContextWarning):
-        result = scorer.run({"groundTruth": "A.", "retrieved_contexts": ["A."]})
-    assert (result.status, result.score) == (Status.OK, 1.0)
+        result = scorer.run(
+            {"groundTruth": "Cherries are red.", "retrieved_contexts": ["Cherries are red."]}
+        )
+    assert (result.status, result.score) == (Status.OK, 1.0)  # its own chunks, not STATIC
 
 
 @pytest.mark.parametrize("context", [[], ["", "  \n"]])

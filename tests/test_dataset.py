@@ -4,7 +4,18 @@ import json
 
 import pytest
 
-from offline_recall.data.dataset import Row, RowError, parse_line
+from offline_recall.data.dataset import Row, RowError, row_error, row_from_record
+from offline_recall.data.fields import FieldMap
+from offline_recall.data.readers import jsonl_record
+
+
+def parse_line(line: int, text: str) -> Row | RowError:
+    """One JSON Lines record read as the reader of a whole file reads it, with the default
+    field names."""
+    record = jsonl_record(text)
+    if isinstance(record, str):
+        return row_error(line, record)
+    return row_from_record(line, record, FieldMap())
 
 
 def test_reads_both_spellings_of_ground_truth() -> None:

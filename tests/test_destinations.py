@@ -125,3 +125,14 @@ def test_compare_html_onto_a_run_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "is the input" in result.output
     _unchanged(out, before)
+
+
+def test_a_report_is_written_whole_and_a_stale_partial_file_removed(tmp_path: Path) -> None:
+    out = _scored(tmp_path)
+    stale = tmp_path / ".report.html.partial-x1"
+    stale.write_text("half a page")
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(out), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    assert page.read_text().rstrip().endswith("</html>")
+    assert not stale.exists()

@@ -226,3 +226,42 @@ def test_score_reads_each_rows_output_by_its_convention(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     (row,) = map(json.loads, (tmp_path / "m.jsonl").read_text().splitlines())
     assert (row["results"][ID]["score"], row["results"][ID]["status"]) == (1.0, "ok")
+
+
+def test_an_answer_is_read_whole_questions_and_greetings_set_aside_with_their_reason() -> None:
+    output = (
+        "Hello! Yes, the company was founded in 1995 by John Smith. Is there anything else? Thanks!"
+    )
+    result = scorer(FakeEngine()).run({"input": QUESTION, "output": output})
+    assert isinstance(result, FaithfulnessResult)
+    assert result.claims == ["The company was founded in 1995 by John Smith."]
+    assert [(n.text, n.reason) for n in result.not_claims] == [
+        ("Hello!", "a greeting or courtesy"),
+        ("Is there anything else?", "a question"),
+        ("Thanks!", "a greeting or courtesy"),
+    ]
+    assert result.score == 1.0
+    assert result.reason.endswith("Not claims: 'Hello!' (a greeting or courtesy); "
+                                  "'Is there anything else?' (a question); 'Thanks!' "
+                                  "(a greeting or courtesy).")  # fmt: skip
+    assert json.loads(result.model_dump_json())["not_claims"][1]["reason"] == "a question"
+
+
+def test_an_answer_without_a_statement_scores_0_and_says_why() -> None:
+    result = scorer(FakeEngine()).run({"input": QUESTION, "output": "Sure! What would you like?"})
+    assert (result.score, result.status) == (0.0, Status.NO_CLAIMS)
+    assert "no sentence of the output makes a claim" in result.reason
+    assert len(result.not_claims) == 2
+
+
+def test_each_clause_of_a_compound_answer_is_judged() -> None:
+    output = "It has 500 employees, and it sells cheese in Paris."
+    result = scorer(FakeEngine()).run({"input": QUESTION, "output": output})
+    assert result.claims == ["It has 500 employees.", "It sells cheese in Paris."]
+    assert [v.supported for v in result.verdicts] == [True, False]
+
+
+def test_an_ordinary_answer_records_no_not_claims_field() -> None:
+    output = "The company was founded in 1995 by John Smith."
+    result = scorer(FakeEngine()).run({"input": QUESTION, "output": output})
+    assert "not_claims" not in json.loads(result.model_dump_json())

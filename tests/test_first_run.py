@@ -55,7 +55,7 @@ def test_no_ground_truth_in_any_row_is_one_line_naming_the_fields_and_map(
 ) -> None:
     built: list[object] = []
     score_module = importlib.import_module("offline_recall.cli.score")
-    monkeypatch.setattr(score_module, "resolve_spec", lambda *a, **k: built.append(a))
+    monkeypatch.setattr(score_module, "resolve_run", lambda *a, **k: built.append(a))
     result = _score(misspelled)
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
@@ -284,7 +284,7 @@ def test_an_unknown_scorer_lists_the_known_ones(misspelled: Path) -> None:
     result = _score(misspelled, "--scorer", "context-faithfulness-scorer")
     assert result.output.strip().splitlines()[-1] == (
         "Error: unknown scorer 'context-faithfulness-scorer'; known: context-recall-scorer, "
-        "context-precision-scorer, faithfulness-scorer"
+        "context-precision-scorer, faithfulness-scorer, context-relevance-scorer"
     )
 
 

@@ -264,7 +264,7 @@ def test_results_carry_input_ground_truth_and_context(tmp_path: Path) -> None:
 def test_parquet_results_keep_structured_inputs_as_json_text(tmp_path: Path) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text(
-        json.dumps({"id": 7, "input": {"q": "x"}, "groundTruth": "A.", "context": ["A."]})
+        json.dumps({"id": 7, "input": {"q": "x"}, "groundTruth": "Paris.", "context": ["Paris."]})
         + "\n{oops\n"
     )
     out = tmp_path / "results.parquet"

@@ -261,7 +261,7 @@ def test_parquet_report_compare_and_verify_handle_both(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     assert CliRunner().invoke(main, ["report", str(parquet), "--out", str(page)]).exit_code == 0
     html = page.read_text()
-    assert "Context recall and precision report" in html and "Mean precision" in html
+    assert "Context recall and context precision report" in html and "Mean precision" in html
     compared = CliRunner().invoke(main, ["compare", str(parquet), str(parquet)])
     assert compared.exit_code == 0, compared.output
     assert "mean precision" in compared.output and "mean recall" in compared.output

@@ -146,7 +146,11 @@ def test_each_chunk_gets_a_level_its_probabilities_and_its_use() -> None:
     chunks = ["The Eiffel Tower stands in Paris, France.", "Paris hosts museums.", "Cats purr.", ""]
     target = f"{question}\n{output}"
     # The fake's first answer (high) gets the scripted probability, the others share the rest.
-    p_high = {(chunks[0], target): 1.0, (chunks[1], target): 0.5, (chunks[2], target): 0.1}
+    p_high: dict[tuple[str, ...], float] = {
+        (chunks[0], target): 1.0,
+        (chunks[1], target): 0.5,
+        (chunks[2], target): 0.1,
+    }
     engine, scorer = _scorer(ContextRelevanceOptions(context=chunks), p_yes=p_high)
     result = scorer.run({"input": question, "output": output})
     assert isinstance(result, RelevanceResult)

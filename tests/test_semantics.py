@@ -365,3 +365,25 @@ def test_identical_work_across_batches_is_done_once() -> None:
     s.run_many([{"groundTruth": "Paris is in France."}, {"groundTruth": "Rome is in Italy."}])
     assert fake.json_calls == [["Paris is in France."], ["Rome is in Italy."]]
     assert [len(call) for call in fake.answer_calls] == [len(CTX), len(CTX)]
+
+
+@pytest.mark.parametrize(
+    ("claim", "p_yes"),
+    [
+        # Shares "the", "is" and "of" with the context, and no word that says anything.
+        ("The Moon is made of cheese.", 0.0),
+        ("Paris is in France.", 1.0),
+        ("The capital of Spain is Madrid.", 1 / 3),
+        ("It is what it was.", 0.0),  # no content word at all
+    ],
+)
+def test_the_fake_engines_p_yes_is_the_share_of_the_claims_content_words(
+    claim: str, p_yes: float
+) -> None:
+    fake = FakeEngine()
+    s = create_context_recall_scorer(
+        fake, ContextRecallOptions(context=["Paris is the capital of France."])
+    )
+    verdict = s.run({"groundTruth": claim}).verdicts[0]
+    assert verdict.model_p_yes == pytest.approx(p_yes, abs=1e-6)
+    assert verdict.supported is (p_yes >= 0.5)

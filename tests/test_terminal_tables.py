@@ -10,7 +10,7 @@ from rich.console import Console
 
 from offline_recall.cli import main
 from offline_recall.cli.summary import summary_table
-from offline_recall.runs.spec import resolve_spec
+from offline_recall.runs.resolve import resolve_spec
 from offline_recall.runs.summary import Tally
 from offline_recall.scorers.base import Status
 from offline_recall.scorers.recall import ID as RECALL

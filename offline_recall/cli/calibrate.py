@@ -16,7 +16,8 @@ from ..judging.labelled import read_labelled
 from ..judging.profile import save_profile, user_profile_path
 from ..runs.calibration import Calibration
 from ..runs.calibration import calibrate as fit
-from ..runs.spec import resolve_spec
+from ..runs.resolve import resolve_run
+from ..runs.scoring import Scoring
 from ..scorers import SCORERS, scorer_kind
 from ..scorers.recall import ID as RECALL
 from .options import model_and_engine, parse_engine_options
@@ -154,7 +155,7 @@ def calibrate(
         console.print(Text(f"skipped {error.message}", style="yellow"), soft_wrap=True)
     if not pairs:
         raise DatasetError(f"{data.name}: no usable labelled rows")
-    spec = resolve_spec(
+    run = resolve_run(
         model,
         engine=backend,
         engine_options=parse_engine_options(engine_option),
@@ -163,11 +164,11 @@ def calibrate(
     )
     claims = len({p.group for p in pairs})
     unit = scorer_kind(scorer_id).unit
-    scoring = spec.build()
+    scoring = Scoring.start(run)
     try:
         with console.status(f"judging the pairs of {claims} labelled {unit}"):
             found = fit(
-                spec,
+                run,
                 pairs,
                 scorer_id=scorer_id,
                 scoring=scoring,

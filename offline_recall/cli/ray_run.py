@@ -22,10 +22,10 @@ from rich.progress import (
 from ..data.dataset import Dataset
 from ..runs.manifest import InputSpec
 from ..runs.ray_runner import RayOptions
+from ..runs.resolve import ResolvedRun
 from ..runs.run import RunOutcome, run_dataset
 from ..runs.shard_run import ShardRun
 from ..runs.shard_store import ShardFolder, default_shards_path
-from ..runs.spec import RunSpec
 from . import progress
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -178,7 +178,7 @@ class _ShardBar:
 
 def score_on_ray(
     runner: Runner,
-    spec: RunSpec,
+    run: ResolvedRun,
     dataset: Dataset,
     given: InputSpec,
     out: Path | None,
@@ -198,7 +198,7 @@ def score_on_ray(
     )
     target = out if runner.merge else None
     outcome = run_dataset(
-        spec, dataset, given, store, target, keep_records=form == "table", say=console.print
+        run, dataset, given, store, target, keep_records=form == "table", say=console.print
     )
     if target is None:
         console.print(f"shards: {folder.path}")

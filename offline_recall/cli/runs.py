@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
-from ..data.destinations import check_destinations, write_error
+from ..data.destinations import check_destinations, written_whole
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
 from ..runs.manifest import RunManifest
@@ -185,11 +185,8 @@ def report(results: Path, out: Path) -> None:
     check_destinations([("--out", out)], {"RESULTS": results})
     # Two passes over the file, neither holding it: the summary of every row, then the items.
     view = report_view(iter_results(results), source=results.name)
-    try:
-        with out.open("w", encoding="utf-8") as page:
-            page.writelines(report_chunks(view, iter_results(results)))
-    except OSError as e:
-        raise write_error(out, e) from e
+    with written_whole(out) as page:
+        page.writelines(report_chunks(view, iter_results(results)))
     click.echo(f"wrote {out} ({view.count} items)")
 
 
@@ -289,10 +286,8 @@ def compare(
         from ..report.html import render_comparison, render_ranking
 
         page = render_comparison(comparisons) if len(runs) == 2 else render_ranking(rankings)
-        try:
-            html.write_text(page, encoding="utf-8")
-        except OSError as e:
-            raise write_error(html, e) from e
+        with written_whole(html) as f:
+            f.write(page)
         click.echo(f"\nwrote {html}")
     if base is not None:
         click.echo("")

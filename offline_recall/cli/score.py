@@ -15,10 +15,11 @@ from ..data.fields import parse_mapping
 from ..judging.disclosure import NOTE, is_lexical_rule
 from ..runs.claim_cache import ClaimCache
 from ..runs.manifest import InputSpec
+from ..runs.resolve import resolve_run
 from ..runs.results import OutputFormat, output_format
 from ..runs.run import RunOutcome, run_dataset
 from ..runs.runner import LocalRun
-from ..runs.spec import RunSpec, resolve_spec
+from ..runs.spec import RunSpec
 from ..runs.store import RunStore, default_store_path, manifest_path
 from ..scorers import SCORERS, scorer_kind
 from ..scorers.recall import ID as RECALL
@@ -186,7 +187,7 @@ def score(
     ):
         raise click.ClickException(missing)
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
-    spec = resolve_spec(
+    run = resolve_run(
         model,
         engine=backend,
         engine_options=parse_engine_options(engine_option),
@@ -195,6 +196,7 @@ def score(
         judge_model=judge_model,
         judge_engine=judge_backend,
     )
+    spec = run.spec
     for scorer in spec.scorers:
         console.print(Text(profile_line(scorer)), soft_wrap=True)
     if not no_judge_note and any(
@@ -207,7 +209,7 @@ def score(
     if runner.ray is not None:
         if store_path is not None:
             raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
-        ray = score_on_ray(runner, spec, dataset, given, out, form, restart, console)
+        ray = score_on_ray(runner, run, dataset, given, out, form, restart, console)
         written = out if runner.merge else None
         _report(console, started, form, ray, spec, written, gates, max_failed, dataset.where)
         return
@@ -216,7 +218,7 @@ def score(
         with RunStore(store_path, restart=restart) as store:
             local = LocalRun(store, RunBar(console, dataset.total), cache)
             outcome = run_dataset(
-                spec, dataset, given, local, out, keep_records=form == "table", say=console.print
+                run, dataset, given, local, out, keep_records=form == "table", say=console.print
             )
     finally:
         if cache is not None:

@@ -20,7 +20,6 @@ from .readers import (
     input_format,
     json_array,
     jsonl_count,
-    jsonl_record,
     jsonl_records,
     parquet_file,
     records,
@@ -113,14 +112,6 @@ def row_from_record(
         output=next((record[k] for k in fields.output if k in record), None),
         metadata=others or None,
     )
-
-
-def parse_line(line: int, text: str, fields: FieldMap | None = None) -> Row | RowError:
-    """One JSON Lines record: `input`, `groundTruth` or `ground_truth`, `context` (strings)."""
-    record = jsonl_record(text)
-    if isinstance(record, str):
-        return row_error(line, record)
-    return row_from_record(line, record, fields or FieldMap())
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,14 @@ a mistyped path fails in one line instead of replacing a device, a FIFO or the d
 
 from __future__ import annotations
 
+import glob
 import os
 import stat
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 from ..errors import ConfigurationError
 
@@ -74,6 +78,37 @@ def check_destinations(
         for other, earlier in outputs[:i]:
             if _same(path, earlier):
                 raise ConfigurationError(f"{option} {path} is also {other}; give each its own file")
+
+
+@contextmanager
+def written_whole(path: Path) -> Iterator[TextIO]:
+    """A text file that replaces `path` only once the block ends without an error: a failed
+    or killed write leaves `path` as it was (and a hidden `.NAME.partial-*` file that the
+    next write to `path` removes)."""
+    prefix = f".{path.name}.partial-"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for stale in path.parent.glob(f"{glob.escape(prefix)}*"):
+            stale.unlink(missing_ok=True)
+        handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent, text=True)
+    except OSError as e:
+        raise write_error(path, e) from e
+    temp = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            yield f
+        temp.chmod(0o666 & ~_umask())
+        temp.replace(path)
+    except OSError as e:
+        raise write_error(path, e) from e
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_error(path: Path, error: OSError) -> ConfigurationError:

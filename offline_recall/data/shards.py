@@ -55,9 +55,6 @@ class ShardPlan(BaseModel):
     header: tuple[str, ...] | None = None
 
 
-SHARDABLE = (InputFormat.JSONL, InputFormat.CSV, InputFormat.PARQUET)
-
-
 class _Cutter:
     """Closes a shard every `size` records, at the byte where the next record starts."""
 

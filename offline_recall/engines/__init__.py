@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,9 +18,19 @@ from .base import Engine, EngineIdentity, Failed, Message, Prompt
 from .fake import FINGERPRINT as FAKE_FINGERPRINT
 from .fake import FakeEngine, FakeOptions
 from .manifests import DEFAULT_MODEL, ModelManifest, load_manifest
-from .openai import OpenAIOptions, served
+from .openai import OpenAIOptions, served_model
+from .served import ServedModel
 from .transformers import TransformersOptions
 from .vllm import VLLMOptions
+
+
+class Factory(Protocol):
+    """Starts an engine on a manifest and its parsed options; a server engine is also given
+    what its server said it serves (see `EngineKind.inspect`), so as not to ask again."""
+
+    def __call__(
+        self, manifest: ModelManifest, options: Any, served: ServedModel | None = None, /
+    ) -> Engine: ...
 
 
 @dataclass(frozen=True)
@@ -31,15 +41,20 @@ class EngineKind:
     options: type[BaseModel]
     window: int
     """Items a bulk run scores together: their prompts go to the engine as one batch."""
-    factory: Callable[[ModelManifest, Any], Engine]
+    factory: Factory
     distributions: tuple[str, ...] = ()
     """Installed packages whose versions can change what the engine computes."""
-    fingerprint: Callable[[ModelManifest, Any], str] = lambda manifest, _: manifest.fingerprint
-    """The fingerprint the engine will report for a manifest and options, known before it
-    loads (a server engine asks the server which model it serves)."""
-    served: Callable[[ModelManifest, Any], dict[str, Any] | None] = lambda manifest, _: None
-    """What a model server says about the model it serves (None for an engine that loads the
-    weights itself): recorded in a run's spec, and part of its identity."""
+    fingerprint: Callable[[ModelManifest, Any, ServedModel | None], str] = (
+        lambda manifest, _, served: (
+            manifest.fingerprint if served is None else served.fingerprint(manifest)
+        )
+    )
+    """The fingerprint the engine will report, known before it loads: the pinned model's, or
+    the one a served model earns (see `served.ServedModel.fingerprint`)."""
+    inspect: Callable[[ModelManifest, Any], ServedModel] | None = None
+    """Asks a model server which model it serves, checked against the manifest (server
+    engines only; the others load the weights themselves). What it says is recorded in a
+    run's spec and is part of its identity."""
 
     def parse_options(self, given: Mapping[str, Any] | BaseModel | None) -> BaseModel:
         """`given` checked against this engine's options; unknown or bad keys say what is known."""
@@ -70,7 +85,7 @@ class EngineKind:
         }
 
 
-def _transformers(manifest: ModelManifest, options: Any) -> Engine:
+def _transformers(manifest: ModelManifest, options: Any, _: ServedModel | None = None) -> Engine:
     if manifest.classifier is not None:
         from .classifier import TransformersClassifierEngine
 
@@ -80,7 +95,7 @@ def _transformers(manifest: ModelManifest, options: Any) -> Engine:
     return TransformersEngine(manifest, options)
 
 
-def _vllm(manifest: ModelManifest, options: Any) -> Engine:
+def _vllm(manifest: ModelManifest, options: Any, _: ServedModel | None = None) -> Engine:
     if manifest.classifier is not None:
         from .classifier import VLLMClassifierEngine
 
@@ -90,13 +105,13 @@ def _vllm(manifest: ModelManifest, options: Any) -> Engine:
     return VLLMEngine(manifest, options)
 
 
-def _openai(manifest: ModelManifest, options: Any) -> Engine:
+def _openai(manifest: ModelManifest, options: Any, served: ServedModel | None = None) -> Engine:
     from .openai import OpenAIEngine
 
-    return OpenAIEngine(manifest, options)
+    return OpenAIEngine(manifest, options, served)
 
 
-def _fake(manifest: ModelManifest, options: Any) -> Engine:
+def _fake(manifest: ModelManifest, options: Any, _: ServedModel | None = None) -> Engine:
     return FakeEngine(
         context_window=manifest.context_window,
         scorers=manifest.scorers,
@@ -122,8 +137,7 @@ ENGINES: dict[str, EngineKind] = {
             16,
             _openai,
             ("transformers", "tokenizers"),
-            fingerprint=lambda m, o: served(m, o).fingerprint(m),
-            served=lambda m, o: served(m, o).model_dump(mode="json"),
+            inspect=served_model,
         ),
         EngineKind("fake", FakeOptions, 16, _fake, fingerprint=lambda *_: FAKE_FINGERPRINT),
     )
@@ -138,15 +152,50 @@ def engine_kind(name: str) -> EngineKind:
     return kind
 
 
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A model resolved for an engine, once: its manifest, the engine and its parsed options,
+    and what a model server said it serves (server engines only). Starting it reads no
+    manifest and asks no server again."""
+
+    manifest: ModelManifest
+    kind: EngineKind
+    options: BaseModel
+    served: ServedModel | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint the engine will report."""
+        return self.kind.fingerprint(self.manifest, self.options, self.served)
+
+    def start(self) -> Engine:
+        """The engine, loaded (or connected to its server)."""
+        if self.served is None:
+            return self.kind.factory(self.manifest, self.options)
+        return self.kind.factory(self.manifest, self.options, self.served)
+
+
+def resolve_model(
+    name: str,
+    model: str | ModelManifest = DEFAULT_MODEL,
+    options: Mapping[str, Any] | BaseModel | None = None,
+) -> ResolvedModel:
+    """`model` (a bundled name, a manifest path, or a manifest) resolved for the engine `name`:
+    the options checked, the manifest read, and a server engine's server asked what it serves."""
+    kind = engine_kind(name)
+    parsed = kind.parse_options(options)
+    manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
+    served = kind.inspect(manifest, parsed) if kind.inspect is not None else None
+    return ResolvedModel(manifest, kind, parsed, served)
+
+
 def create_engine(
     name: str = "transformers",
     model: str | ModelManifest = DEFAULT_MODEL,
     options: Mapping[str, Any] | BaseModel | None = None,
 ) -> Engine:
     """The engine `name` running `model` (a bundled name, a manifest path, or a manifest)."""
-    kind = engine_kind(name)
-    manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
-    return kind.factory(manifest, kind.parse_options(options))
+    return resolve_model(name, model, options).start()
 
 
 __all__ = [
@@ -158,6 +207,8 @@ __all__ = [
     "FakeEngine",
     "Message",
     "Prompt",
+    "ResolvedModel",
     "create_engine",
     "engine_kind",
+    "resolve_model",
 ]

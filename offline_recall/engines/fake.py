@@ -4,11 +4,12 @@ It answers from the texts a prompt was made of (`Prompt.fields`), so a test can 
 by those texts: a JSON list for the first field, the first answer's probability for the fields
 of a question. What it is not scripted for, it answers by simple rules: the first field's
 sentences as the list, and as the first answer's probability the share of the last field's
-content words found in the others. Content words are the words left once English function
-words (`STOP_WORDS`: articles, auxiliaries, pronouns, prepositions, conjunctions) are taken out,
-compared case-folded and unstemmed; a last field with no content word gets 0. So "The Moon is
-made of cheese." against "Paris is the capital of France." gets 0, not the half its shared "the",
-"is" and "of" would give, and a fake verdict means the claim's own words are in the evidence.
+content words found in the others. Content words are the words left once English function words
+(`STOP_WORDS`: articles, auxiliaries, pronouns, prepositions, conjunctions, question words) are
+taken out, compared case-folded and unstemmed; a last field with no content word gets 0. So
+"The Moon is made of cheese." against "Paris is the capital of France." gets 0, not the half its
+shared "the", "is" and "of" would give: a fake verdict means the claim's own words are in the
+evidence.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from .base import Done, EngineIdentity, Failed, Prompt, ScorerDefaults
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
 FINGERPRINT = "fake@0000000000000000"
-STOP_WORDS = frozenset(
-    """a an the of in on at to for and or but is are was were be been being by with as from that
-    this these those it its his her their he she they we you i not no has have had also which who
-    whom s t""".split()
-)
+_STOP = """a an the of in on at to for and or but if so than then there about into is are was were
+be been being am do does did has have had can could will would shall should may might must by
+with as from that this these those it its i me my we us our you your he him his she her they
+them their not no also which what who whom whose when where why how s t"""
+STOP_WORDS = frozenset(_STOP.split())
 """Words the support signal leaves out: they are shared by unrelated sentences."""
 
 

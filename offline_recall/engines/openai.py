@@ -77,20 +77,26 @@ class OpenAIOptions(BaseModel):
         )
 
 
-def served(manifest: ModelManifest, options: OpenAIOptions) -> ServedModel:
-    """What the server serves, checked against the manifest (contacts the server)."""
+def served_model(manifest: ModelManifest, options: OpenAIOptions) -> ServedModel:
+    """What the server serves, checked against the manifest (one request to the server)."""
     return inspect_served(options.server(), manifest, options.served_model, options.check)
 
 
 class OpenAIEngine(PinnedEngine):
-    """A pinned model served by an OpenAI-compatible server, asked concurrently over HTTP."""
+    """A pinned model served by an OpenAI-compatible server, asked concurrently over HTTP.
 
-    def __init__(self, manifest: ModelManifest, options: OpenAIOptions) -> None:
+    `served` is what the server already said it serves (see `served_model`), when a run has
+    asked it; without it the server is asked here.
+    """
+
+    def __init__(
+        self, manifest: ModelManifest, options: OpenAIOptions, served: ServedModel | None = None
+    ) -> None:
         from transformers import AutoTokenizer
 
         self.options = options
         self.server = options.server()
-        self.served = inspect_served(self.server, manifest, options.served_model, options.check)
+        self.served = served or served_model(manifest, options)
         # The tokenizer alone, to render and count tokens as the local engines do.
         tokenizer = AutoTokenizer.from_pretrained(str(model_dir(manifest)))
         super().__init__("openai", manifest, ChatTemplate(tokenizer, manifest), "as served")

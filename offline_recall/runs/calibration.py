@@ -13,7 +13,9 @@ from ..judging.labelled import LabelledPair
 from ..judging.profile import MODEL_SIGNAL, JudgeProfile
 from ..scorers.recall import ID as RECALL
 from ..text import pack
-from .spec import RunSpec, ScorerSpec, Scoring
+from .resolve import ResolvedRun, resolve_recorded
+from .scoring import Scoring
+from .spec import RunSpec, ScorerSpec
 
 
 class Calibration(NamedTuple):
@@ -40,7 +42,7 @@ class Judged(Protocol):
 
 
 def calibrate(
-    spec: RunSpec,
+    spec: RunSpec | ResolvedRun,
     labelled: Sequence[LabelledPair],
     *,
     scorer_id: str = RECALL,
@@ -58,12 +60,18 @@ def calibrate(
     rows too (which asks the model again when that profile uses it).
 
     Contexts longer than a chunk are cut as the scorer cuts them; a pair the engine could not
-    judge is left out and counted.
+    judge is left out and counted. `spec` is a resolved run, or a spec resolved here unless
+    `scoring` (the run started) is given.
     """
     if signals not in SIGNAL_SETS:
         raise ConfigurationError(f"unknown signal set {signals!r}; known: {', '.join(SIGNAL_SETS)}")
     chosen = SIGNAL_SETS[signals]
-    built = scoring or spec.build()
+    if scoring is not None:
+        built = scoring
+    else:
+        built = Scoring.start(spec if isinstance(spec, ResolvedRun) else resolve_recorded(spec))
+    if isinstance(spec, ResolvedRun):
+        spec = spec.spec
     found = built.scorers.get(scorer_id)
     if found is None:
         raise ConfigurationError(f"the run spec has no {scorer_id} to calibrate")

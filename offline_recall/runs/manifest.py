@@ -14,6 +14,7 @@ from ..engines.weights import sha256_file
 from ..frozen import Frozen
 from ..scorers import scorer_kind
 from .differences import describe_differences
+from .resolve import ResolvedRun
 from .spec import RunSpec
 
 
@@ -77,9 +78,9 @@ class RunManifest(Frozen):
     python: str
 
 
-def build_manifest(spec: RunSpec, data: InputSpec) -> RunManifest:
-    """The manifest of a run about to score `data` as `spec` says."""
-    manifest = spec.load_manifest()
+def build_manifest(run: ResolvedRun, data: InputSpec) -> RunManifest:
+    """The manifest of a run about to score `data` as `run` says."""
+    spec, manifest = run.spec, run.model.manifest
     return RunManifest(
         spec=spec,
         input=data,

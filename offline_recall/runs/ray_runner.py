@@ -39,8 +39,10 @@ from ..errors import ConfigurationError, MissingExtraError, OfflineRecallError
 from ..frozen import Frozen
 from .claim_cache import ClaimCache
 from .differences import installed_versions
+from .resolve import resolve_recorded
 from .results import ItemRecord
 from .runner import score_rows
+from .scoring import Scoring
 from .shard_store import ShardFolder
 from .spec import RunSpec
 from .summary import windows
@@ -134,13 +136,14 @@ def _check_worker(spec: RunSpec) -> None:
 
 
 class Worker:
-    """A scoring actor: the engine and scorers built from the spec once, on this worker."""
+    """A scoring actor: the spec resolved once on this worker, and its engine and scorers
+    started from that."""
 
     def __init__(self, spec_json: str, claim_cache: bool) -> None:
         spec = RunSpec.model_validate_json(spec_json)
         _check_worker(spec)
         self._cache = ClaimCache() if claim_cache else None
-        self._scoring = spec.build(claim_cache=self._cache)
+        self._scoring = Scoring.start(resolve_recorded(spec), claim_cache=self._cache)
         self._digest = spec.digest
 
     def score(self, rows: Sequence[Row | RowError]) -> list[ItemRecord]:

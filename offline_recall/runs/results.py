@@ -10,7 +10,6 @@ import itertools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -267,13 +266,3 @@ def iter_results(path: Path) -> Iterator[ItemRecord]:
                 f"{path.name} {where}: not a result record ({message}); "
                 "give a file written by `offline-recall score`"
             ) from e
-
-
-@contextmanager
-def closing_writer(writer: ResultWriter | None) -> Iterator[ResultWriter | None]:
-    """Closes `writer`, if any, however the block ends."""
-    try:
-        yield writer
-    finally:
-        if writer is not None:
-            writer.close()

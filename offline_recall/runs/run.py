@@ -17,6 +17,7 @@ from typing import Protocol
 from ..data.dataset import Dataset
 from ..scorers.base import Status
 from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
+from .resolve import ResolvedRun, resolve_recorded
 from .results import ItemRecord, OutputFormat, output_format
 from .spec import RunSpec
 from .store import manifest_path, write_manifest
@@ -41,8 +42,8 @@ class ResultStore(Protocol):
         """What a run resumed on this store says about the rows held; None when it holds none."""
         ...
 
-    def score(self, spec: RunSpec, dataset: Dataset, say: Say) -> None:
-        """Score and commit the rows of `dataset` not held yet."""
+    def score(self, run: ResolvedRun, dataset: Dataset, say: Say) -> None:
+        """Score and commit the rows of `dataset` not held yet, as `run` says."""
         ...
 
     def abandon(self) -> None:
@@ -83,7 +84,7 @@ def _silent(_: str) -> None:
 
 
 def run_dataset(
-    spec: RunSpec,
+    spec: RunSpec | ResolvedRun,
     dataset: Dataset,
     given: InputSpec,
     store: ResultStore,
@@ -95,20 +96,22 @@ def run_dataset(
     """Score `dataset` as `spec` says into `store`, resuming what it holds, then write `out`
     (JSON Lines or Parquet, by its extension) and its manifest beside it.
 
-    `given` says how the dataset was read (its path and field mapping): with the spec, it is
-    the run's identity. `keep_records` returns every record too.
+    `spec` is a resolved run (`resolve_run`), or a spec, resolved here. `given` says how the
+    dataset was read (its path and field mapping): with the spec, it is the run's identity.
+    `keep_records` returns every record too.
     """
     try:
-        manifest = build_manifest(spec, given)
-        store.claim(RunIdentity.of(spec, given), manifest, dataset)
+        run = spec if isinstance(spec, ResolvedRun) else resolve_recorded(spec)
+        manifest = build_manifest(run, given)
+        store.claim(RunIdentity.of(run.spec, given), manifest, dataset)
         if (line := store.resuming(dataset.total)) is not None:
             say(line)
-        store.score(spec, dataset, say)
+        store.score(run, dataset, say)
     except BaseException:
         store.abandon()
         raise
     fmt = output_format(out) if out is not None else OutputFormat.JSONL
-    summaries = store.finish(out, fmt, spec.scorer_ids)
+    summaries = store.finish(out, fmt, run.spec.scorer_ids)
     if out is not None:
         write_manifest(manifest_path(out), manifest)
     records = list(store.records()) if keep_records else []

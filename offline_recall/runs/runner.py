@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
-from ..scorers.base import ScoreResult, ScorerRun
+from ..scorers.base import Progress, ScoreResult, ScorerRun
 from .claim_cache import ClaimCache
 from .manifest import RunIdentity, RunManifest
+from .resolve import ResolvedRun
 from .results import ItemRecord, OutputFormat
 from .run import Say
-from .spec import RunSpec, Scoring
+from .scoring import Scoring
 from .store import RunStore
 from .summary import Summary, windows
 
@@ -31,26 +32,35 @@ class RunProgress(Protocol):
     def stage(self, scorer: str, stage: str, done: int, total: int) -> None: ...
 
 
-def watch(scoring: Scoring, progress: RunProgress) -> None:
-    """Have every scorer of `scoring` tell `progress` how its stages are going."""
-    for sid, scorer in scoring.scorers.items():
-        scorer.progress = lambda stage, done, total, sid=sid: progress.stage(
-            sid, stage, done, total
-        )
+def _stages(progress: RunProgress | None, scorer: str) -> Progress | None:
+    """What tells `progress` how the stages of `scorer` go."""
+    if progress is None:
+        return None
+    told = progress
+
+    def stage(name: str, done: int, total: int) -> None:
+        told.stage(scorer, name, done, total)
+
+    return stage
 
 
 def score_rows(
-    scoring: Scoring, rows: Sequence[Row | RowError], spec_digest: str | None
+    scoring: Scoring,
+    rows: Sequence[Row | RowError],
+    spec_digest: str | None,
+    progress: RunProgress | None = None,
 ) -> Iterator[ItemRecord]:
     """Each row's record with every scorer's result; a row error is each scorer's error result,
-    without a model call. Every scorer scores the window in one pass."""
+    without a model call. Every scorer scores the window in one pass, telling `progress` (if
+    any) how its stages go."""
     runs = [
         ScorerRun(input=r.input, output=r.output, ground_truth=r.ground_truth, context=r.context)
         for r in rows
         if isinstance(r, Row)
     ]
     scored: dict[str, Iterator[ScoreResult]] = {
-        sid: iter(scorer.run_many(runs)) for sid, scorer in scoring.scorers.items()
+        sid: iter(scorer.run_many(runs, progress=_stages(progress, sid)))
+        for sid, scorer in scoring.scorers.items()
     }
     for r in rows:
         results = {
@@ -79,13 +89,12 @@ def score_into(
     pending = (r for r in dataset.rows() if r.line not in done)
     count = len(done)
     if progress is not None:
-        watch(scoring, progress)
         progress.begin(dataset.total, count)
     scored = 0
     for window in windows(pending, scoring.window):
         if progress is not None:
             progress.window(len(window))
-        store.add(score_rows(scoring, window, spec_digest))
+        store.add(score_rows(scoring, window, spec_digest, progress))
         scored += len(window)
         if progress is not None:
             progress.rows(count + scored)
@@ -126,11 +135,11 @@ class LocalRun:
             return f"{held}; none is left to score, writing the results"
         return f"{held}; scoring the other {total - stored}"
 
-    def score(self, spec: RunSpec, dataset: Dataset, say: Say) -> None:
+    def score(self, run: ResolvedRun, dataset: Dataset, say: Say) -> None:
         with self._progress or nullcontext() as bar:
-            scoring = spec.build(claim_cache=self._claim_cache)
+            scoring = Scoring.start(run, claim_cache=self._claim_cache)
             try:
-                score_into(scoring, dataset, self._store, spec.digest, bar)
+                score_into(scoring, dataset, self._store, run.spec.digest, bar)
             finally:
                 scoring.close()
 

@@ -13,10 +13,10 @@ from ..data.shards import Shard, ShardPlan, plan_shards
 from ..engines import engine_kind
 from .manifest import RunIdentity, RunManifest
 from .ray_runner import RayOptions, require_ray, score_shards
+from .resolve import ResolvedRun
 from .results import ItemRecord, OutputFormat
 from .run import Say
 from .shard_store import ShardFolder
-from .spec import RunSpec
 from .summary import Summary
 
 SHARDS_PER_WORKER = 4
@@ -98,7 +98,7 @@ class ShardRun:
             + ("scoring the rest" if pending else "writing the results")
         )
 
-    def score(self, spec: RunSpec, dataset: Dataset, say: Say) -> None:
+    def score(self, run: ResolvedRun, dataset: Dataset, say: Say) -> None:
         pending, done = self._pending()
         if pending:
             workers = self._options.workers
@@ -109,7 +109,14 @@ class ShardRun:
         with self._progress(dataset.total, done) if self._progress else nullcontext() as progress:
             on_shard = None if progress is None else progress.shard
             score_shards(
-                spec, dataset, self.plan, pending, self.folder, self._options, on_shard, quiet=True
+                run.spec,
+                dataset,
+                self.plan,
+                pending,
+                self.folder,
+                self._options,
+                on_shard,
+                quiet=True,
             )
 
     def abandon(self) -> None:

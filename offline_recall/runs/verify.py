@@ -14,8 +14,10 @@ from ..engines.weights import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from .differences import installed_versions
 from .manifest import RunManifest
+from .resolve import resolve_recorded
 from .results import ItemRecord, as_json_line, read_results
-from .runner import RunProgress, score_rows, watch
+from .runner import RunProgress, score_rows
+from .scoring import Scoring
 from .shard_store import ShardFolder
 from .spec import EngineSpec, RunSpec
 from .store import RunStore, default_store_path, manifest_path
@@ -166,16 +168,14 @@ def verify_run(
     rows = (r for r in dataset.rows() if r.line in chosen)
     if progress is not None:
         progress.begin(len(lines), 0)
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     identical = 0
     differences: list[Difference] = []
     try:
-        if progress is not None:
-            watch(scoring, progress)
         for window in windows(rows, scoring.window):
             if progress is not None:
                 progress.window(len(window))
-            for now in score_rows(scoring, window, spec.digest):
+            for now in score_rows(scoring, window, spec.digest, progress):
                 recorded = by_line[now.line]
                 if as_json_line(now) == as_json_line(recorded):
                     identical += 1

@@ -28,8 +28,8 @@ class Status(StrEnum):
     """The text claims are extracted from (the ground truth; for faithfulness, the output)
     yielded none, or there is no output; score 0."""
     NO_CONTEXT = "no_context"
-    """The run had no context chunk to judge (none, or only blank ones); score 0 and no model
-    call."""
+    """The run had no context chunk to judge (none, or only blank ones); no model call, and
+    score 0 (context relevance gives the full scale, as its reference does)."""
     ERROR = "error"
     """The item could not be scored; `error` says why and `score` is None."""
 
@@ -101,8 +101,8 @@ Progress = Callable[[str, int, int], None]
 
 @runtime_checkable
 class Scorer(Protocol):
-    """Scores runs: one at a time, or many in one pass over the engine. `progress`, when set,
-    is told how each batch's stages are going."""
+    """Scores runs: one at a time, or many in one pass over the engine. The `progress` given
+    to `run_many` (else `progress`, when set) is told how the batch's stages are going."""
 
     id: str
     name: str
@@ -111,7 +111,9 @@ class Scorer(Protocol):
 
     def run(self, run: ScorerRun | Mapping[str, Any]) -> ScoreResult: ...
 
-    def run_many(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> Sequence[ScoreResult]: ...
+    def run_many(
+        self, runs: Sequence[ScorerRun | Mapping[str, Any]], *, progress: Progress | None = None
+    ) -> Sequence[ScoreResult]: ...
 
     def error_result(self, message: str) -> ScoreResult: ...
 

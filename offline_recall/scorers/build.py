@@ -7,15 +7,18 @@ spec does, then builds through `build_scorer`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..engines import Engine, create_engine
-from ..engines.manifests import ModelManifest, load_manifest
+from ..engines import Engine, resolve_model
+from ..engines.manifests import ModelManifest
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
 from .base import Scorer, ScorerKind, ScorerSetup
 from .context import ContextOptions
 from .setup import resolve_setup
+
+if TYPE_CHECKING:
+    from .recall.extraction import ClaimStore
 
 
 def refuse_judge(kind: ScorerKind) -> None:
@@ -30,7 +33,7 @@ def build_scorer(
     options: ContextOptions | None,
     setup: ScorerSetup,
     *,
-    claim_cache: Any = None,
+    claim_cache: ClaimStore | None = None,
     judge: Engine | None = None,
     judge_prompt: str | None = None,
 ) -> Scorer:
@@ -60,7 +63,7 @@ def create_scorer(
     *,
     engine: str = "transformers",
     engine_options: dict[str, Any] | None = None,
-    claim_cache: Any = None,
+    claim_cache: ClaimStore | None = None,
     profile: JudgeProfile | None = None,
     prompt_version: str | None = None,
     judge: str | ModelManifest | None = None,
@@ -74,15 +77,17 @@ def create_scorer(
     if isinstance(model, Engine):
         built = model
     else:
-        manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
-        built = create_engine(engine, manifest, engine_options)
+        resolved = resolve_model(engine, model, engine_options)
+        manifest = resolved.manifest
+        built = resolved.start()
     judging = manifest
     judge_built = None
     if judge is not None:
-        judging = judge if isinstance(judge, ModelManifest) else load_manifest(judge)
-        judge_built = create_engine(judge_engine or engine, judging)
+        judged = resolve_model(judge_engine or engine, judge)
+        judging = judged.manifest
+        judge_built = judged.start()
     identity = (judge_built or built).identity
-    resolved = resolve_setup(
+    setup = resolve_setup(
         kind,
         fingerprint=identity.fingerprint,
         scorers=built.identity.scorers,
@@ -97,7 +102,7 @@ def create_scorer(
         kind,
         built,
         options,
-        resolved.setup,
+        setup.setup,
         claim_cache=claim_cache,
         judge=judge_built,
         judge_prompt=None if judging is None else judging.judge_prompt_text(),

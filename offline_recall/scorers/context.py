@@ -51,10 +51,6 @@ class ContextOptions(BaseModel):
         check_scale(self.scale)
         return self
 
-    @property
-    def effective_scale(self) -> float:
-        return self.scale or 1.0
-
 
 @dataclass(frozen=True)
 class Chunk:

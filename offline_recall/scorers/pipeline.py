@@ -70,6 +70,8 @@ class Pipeline(Generic[T, U, R]):
         self.options = options
         self.setup = setup
         self.progress: Progress | None = None
+        """Told how each batch's stages go when `run_many` is given no progress of its own."""
+        self._batch_progress: Progress | None = None
         self.judge = Judge(self.judge_engine, question, setup.judge_profile)
         # Identical pairs are sent to the judge once.
         self._verdicts: Memo[Pair[Any], Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
@@ -120,10 +122,24 @@ class Pipeline(Generic[T, U, R]):
         """Score one run: `score` in [0, scale], a `reason`, and its verdicts."""
         return self.run_many([run])[0]
 
-    def run_many(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> list[R]:
+    def run_many(
+        self, runs: Sequence[ScorerRun | Mapping[str, Any]], *, progress: Progress | None = None
+    ) -> list[R]:
         """Score many runs in one pass over the engine; one run's failure is its own result
-        (see `isolated`)."""
-        return isolated(runs, self._score_batch, self.error_result)
+        (see `isolated`). `progress` (else the scorer's `progress`) is told how the batch's
+        stages go."""
+        told = progress if progress is not None else self.progress
+        outer, self._batch_progress = self._batch_progress, told
+        try:
+            return isolated(runs, lambda batch: self._score_batch(batch, told), self.error_result)
+        finally:
+            self._batch_progress = outer
+
+    @property
+    def batch_progress(self) -> Progress | None:
+        """What the batch being scored tells how its stages go (see `run_many`): a scorer's
+        `generate` reports its own stages to it."""
+        return self._batch_progress
 
     def error_result(self, message: str, *, transient: bool = False) -> R:
         """The result of a run that could not be scored: no score, the reason stated;
@@ -162,16 +178,19 @@ class Pipeline(Generic[T, U, R]):
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
 
-    def _judge(self, pairs: list[Pair[Any]]) -> list[Assessment | Failed]:
-        return self.judge.assess(pairs, done=stage(self.progress, self.judged, len(pairs)))
-
-    def _score_batch(self, runs: Sequence[ScorerRun | Mapping[str, Any]]) -> list[R]:
+    def _score_batch(
+        self, runs: Sequence[ScorerRun | Mapping[str, Any]], progress: Progress | None
+    ) -> list[R]:
         prepared = [self._prepare(r) for r in runs]
         items = {i: p for i, p in enumerate(prepared) if not isinstance(p, ScoreResult)}
         generated = self.generate(items) if items else {}
         units = {i: self.units(g) for i, g in generated.items() if not isinstance(g, Failed)}
         pairs = list(dict.fromkeys(u.pair for found in units.values() for u in found))
-        assessed = self._verdicts.lookup(pairs, self._judge)
+
+        def judge(pending: list[Pair[Any]]) -> list[Assessment | Failed]:
+            return self.judge.assess(pending, done=stage(progress, self.judged, len(pending)))
+
+        assessed = self._verdicts.lookup(pairs, judge)
         self._verdicts.forget(p for p, a in assessed.items() if isinstance(a, Failed))
 
         results: list[R] = []

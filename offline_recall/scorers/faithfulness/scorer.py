@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
+from pydantic import Field, field_validator
+
+from ...judging.judge import Assessment, Pair
 from ..base import ScorerRun, Status
 from ..context import answer_text
-from ..recall.claim_scorer import ClaimScorer
+from ..recall.claim_scorer import ClaimItem, ClaimScorer
 from ..recall.result import ClaimsResult, ClaimVerdict
 from ..recall.score import explain as recall_explain
 from ..recall.score import recall_score
+from .reading import NotAClaim, read_answer
 
 ID = "faithfulness-scorer"
 NAME = "Faithfulness Scorer"
@@ -20,10 +25,34 @@ DESCRIPTION = (
 )
 NO_OUTPUT_REASON = "The score is 0 because the run has no output, so it makes no claims."
 NO_CLAIMS_REASON = "The score is 0 because no claims could be extracted from the output."
+NOTHING_STATED_REASON = "The score is 0 because no sentence of the output makes a claim."
 
 
 class FaithfulnessResult(ClaimsResult):
     """Faithfulness of one run: the share of its output's claims the context supports."""
+
+    not_claims: tuple[NotAClaim, ...] = Field(
+        default=(),
+        exclude_if=lambda found: not found,
+        description="The output's sentences that make no claim (a question, a greeting), "
+        "each with the reason; written only when there are some",
+    )
+
+    @field_validator("not_claims", mode="before")
+    @classmethod
+    def _absent_is_none(cls, value: Any) -> Any:
+        return () if value is None else value  # a Parquet column holds null where unset
+
+
+@dataclass(frozen=True)
+class AnswerItem(ClaimItem):
+    """An output made ready for the model, with the sentences that are not claims."""
+
+    set_aside: tuple[NotAClaim, ...] = ()
+
+
+def _set_aside_text(set_aside: Sequence[NotAClaim]) -> str:
+    return "Not claims: " + "; ".join(f"'{n.text}' ({n.reason})" for n in set_aside) + "."
 
 
 def explain(verdicts: Sequence[ClaimVerdict], score: float) -> str:
@@ -50,6 +79,31 @@ class FaithfulnessScorer(ClaimScorer[FaithfulnessResult]):
     description = DESCRIPTION
     result_type = FaithfulnessResult
     noun: ClassVar[str] = "outputs"
+
+    def prepare(self, run: ScorerRun) -> ClaimItem | FaithfulnessResult:
+        """The output read whole (`read_answer`): its statements are extracted clause by
+        clause, and the sentences that state nothing are kept beside the result."""
+        output = answer_text(run.output)
+        if output is None:
+            return super().prepare(run)
+        reading = read_answer(output)
+        aside = tuple(reading.set_aside)
+        if not reading.statements:
+            reason = f"{NOTHING_STATED_REASON} {_set_aside_text(aside)}"
+            return self.result(0.0, reason, Status.NO_CLAIMS, not_claims=aside)
+        item = super().prepare(run.model_copy(update={"output": reading.text}))
+        if not isinstance(item, ClaimItem) or not aside:
+            return item
+        return AnswerItem(**{f.name: getattr(item, f.name) for f in fields(item)}, set_aside=aside)
+
+    def aggregate(
+        self, item: ClaimItem, assessed: Mapping[Pair[str], Assessment]
+    ) -> FaithfulnessResult:
+        result = super().aggregate(item, assessed)
+        if not isinstance(item, AnswerItem):
+            return result
+        reason = f"{result.reason} {_set_aside_text(item.set_aside)}"
+        return result.model_copy(update={"not_claims": item.set_aside, "reason": reason})
 
     def claimed_text(self, run: ScorerRun) -> str | FaithfulnessResult:
         output = answer_text(run.output)

@@ -77,10 +77,6 @@ class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
         """The prompt set: the extraction's, and the judge's question as built."""
         return self.extractor.prompts
 
-    @prompts.setter
-    def prompts(self, value: PromptSet) -> None:
-        self.extractor.prompts = value
-
     @property
     def claim_cache(self) -> ClaimStore | None:
         return self.extractor.claim_cache
@@ -124,8 +120,7 @@ class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
     def extract(self, texts: Sequence[str]) -> list[list[str] | Failed]:
         """Each text's claims exactly as the scorer extracts a text that fits the model in
         one piece (the prompt set's rules applied, duplicates kept)."""
-        self.extractor.progress = self.progress
-        return self.extractor.extract(texts)
+        return self.extractor.extract(texts, progress=self.progress)
 
     def prepare(self, run: ScorerRun) -> ClaimItem | R:
         text = self.claimed_text(run)
@@ -146,8 +141,7 @@ class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
 
     def generate(self, items: Mapping[int, ClaimItem]) -> dict[int, ClaimItem | Failed]:
         texts = list(dict.fromkeys(piece for item in items.values() for piece in item.pieces))
-        self.extractor.progress = self.progress
-        extracted = self.extractor.lookup(texts)
+        extracted = self.extractor.lookup(texts, progress=self.batch_progress)
         out: dict[int, ClaimItem | Failed] = {}
         for i, item in items.items():
             claims = self.extractor.claims(item.pieces, extracted)

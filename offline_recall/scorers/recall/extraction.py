@@ -48,19 +48,23 @@ class ClaimExtractor:
         self.setup = setup
         self.claim_cache = claim_cache
         self.noun = noun
-        self.progress: Progress | None = None
         self._claims_type = claim_list_type(setup.max_items)
         self._extractions: Memo[str, list[str] | Failed] = Memo(EXTRACTIONS_REMEMBERED)
 
-    def extract(self, texts: Sequence[str]) -> list[list[str] | Failed]:
+    def extract(
+        self, texts: Sequence[str], *, progress: Progress | None = None
+    ) -> list[list[str] | Failed]:
         """Each text's claims exactly as the scorer extracts a text that fits the model in
-        one piece (the prompt set's rules applied, duplicates kept)."""
-        found = self.lookup(list(dict.fromkeys(texts)))
+        one piece (the prompt set's rules applied, duplicates kept); `progress` is told how
+        the extraction goes."""
+        found = self.lookup(list(dict.fromkeys(texts)), progress=progress)
         return [found[t] for t in texts]
 
-    def lookup(self, texts: Sequence[str]) -> dict[str, list[str] | Failed]:
+    def lookup(
+        self, texts: Sequence[str], *, progress: Progress | None = None
+    ) -> dict[str, list[str] | Failed]:
         """Each distinct text's claims, remembered ones not asked for again."""
-        return self._extractions.lookup(list(texts), self._extract)
+        return self._extractions.lookup(list(texts), lambda t: self._extract(t, progress))
 
     @staticmethod
     def claims(
@@ -75,7 +79,7 @@ class ClaimExtractor:
             found.append(claims)
         return dedupe_claims(claim for f in found for claim in f)
 
-    def _extract(self, texts: list[str]) -> list[list[str] | Failed]:
+    def _extract(self, texts: list[str], progress: Progress | None) -> list[list[str] | Failed]:
         """Each text's claims: from the claim cache when it has them, else from the engine."""
         fingerprint, version = self.engine.identity.fingerprint, self.setup.prompt_version
         known: dict[str, list[str] | Failed] = {}
@@ -83,19 +87,21 @@ class ClaimExtractor:
             known.update(self.claim_cache.get(fingerprint, version, texts))
         missing = [t for t in texts if t not in known]
         if missing:
-            fresh = dict(zip(missing, self._extract_fresh(missing), strict=True))
+            fresh = dict(zip(missing, self._extract_fresh(missing, progress), strict=True))
             found = {t: c for t, c in fresh.items() if not isinstance(c, Failed)}
             if found and self.claim_cache is not None:
                 self.claim_cache.put(fingerprint, version, found)
             known.update(fresh)
         return [known[t] for t in texts]
 
-    def _extract_fresh(self, texts: list[str]) -> list[list[str] | Failed]:
+    def _extract_fresh(
+        self, texts: list[str], progress: Progress | None
+    ) -> list[list[str] | Failed]:
         if self.prompts.extract.per_sentence:
-            return self._extract_by_sentence(texts)
+            return self._extract_by_sentence(texts, progress)
         limit = self.setup.max_new_tokens
         prompts = [self.prompts.extract_prompt(t) for t in texts]
-        done = stage(self.progress, f"{self.noun} extracted", len(texts))
+        done = stage(progress, f"{self.noun} extracted", len(texts))
         raw = self.engine.generate_json(prompts, self._claims_type, limit, done=done)
         rules = self.prompts.extract
         return [
@@ -105,7 +111,9 @@ class ClaimExtractor:
             for t, r in zip(texts, raw, strict=True)
         ]
 
-    def _extract_by_sentence(self, texts: list[str]) -> list[list[str] | Failed]:
+    def _extract_by_sentence(
+        self, texts: list[str], progress: Progress | None
+    ) -> list[list[str] | Failed]:
         """Each text's claims, sentence by sentence: every sentence of the batch is one short,
         bounded generation, sent together, so that no long answer holds the batch back; the
         rules are applied to each sentence's claims, grounded in the whole text. A sentence
@@ -124,7 +132,7 @@ class ClaimExtractor:
         }
         units = [s for s in every if s not in single]
         prompts = [self.prompts.extract_prompt(s) for s in units]
-        done = stage(self.progress, "sentences extracted", len(units))
+        done = stage(progress, "sentences extracted", len(units))
         raw = self.engine.generate_json(prompts, claims_type, limit, done=done) if units else []
         parsed = {
             s: r if isinstance(r, Failed) else parse_claims(r, claims_type, limit)

@@ -152,15 +152,6 @@ def with_judge_prompt(prompts: PromptSet, text: str | None) -> PromptSet:
     return prompts.model_copy(update={"judge": judge})
 
 
-def available_versions() -> list[str]:
-    return prompting.versions(__name__)
-
-
-def prompt_file(version: str) -> bytes:
-    """The data file of prompt set `version`, as stored."""
-    return prompting.prompt_file(__name__, version)
-
-
 @cache
 def load_prompts(version: str) -> PromptSet:
     """The prompt set stored as `<version>.toml`; an unknown version lists the known ones."""
