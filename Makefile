@@ -87,7 +87,7 @@ lint: setup
 # reads: each scorer's aggregation and rounding, the context rule, the data readers and field
 # conventions, the judge's decision from a profile, compare's statistics, the gates. Each mutant
 # runs against the fast tests that cover it; mutants/ keeps every result, so an interrupted run
-# resumes where it stopped. Not part of `test`: about 40 minutes on 2 cores.
+# resumes where it stopped. Not part of `test`: about 30 minutes on 2 quiet cores.
 MUTATION_SCOPE := 'offline_recall.scorers.*.score.*' 'offline_recall.scorers.base.x_round_half_up__*' \
 	'offline_recall.scorers.context.*' 'offline_recall.data.readers.*' 'offline_recall.data.fields.*' \
 	'offline_recall.judging.profile.*' 'offline_recall.judging.judge.*' \

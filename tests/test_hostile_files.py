@@ -298,3 +298,30 @@ def test_a_hostile_server_reply_is_one_printable_line(body: bytes, shown: str) -
     message = str(refused.value)
     assert shown in message
     assert "\x1b" not in message and "\n" not in message and len(message) < 400
+
+
+def test_a_ray_shard_holding_a_transient_failure_is_scored_again(tmp_path: Path) -> None:
+    from offline_recall.runs.results import ItemRecord, read_results
+    from offline_recall.runs.shard_store import ShardFolder
+
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({**GOOD, "id": i}) + "\n" for i in range(2)))
+    result, out = _score(data)
+    assert result.exit_code == 0, result.output
+    first, second = read_results(out)
+    failed = ItemRecord.model_validate(
+        {
+            **first.model_dump(mode="json"),
+            "results": {
+                sid: {**r.model_dump(mode="json"), "status": "error", "score": None,
+                      "error": "the server answered 503", "transient": True}
+                for sid, r in first.results.items()
+            },
+        }
+    )  # fmt: skip
+    (tmp_path / "shards").mkdir()
+    folder = ShardFolder(tmp_path / "shards")
+    folder.write(0, [failed])
+    folder.write(1, [second])
+    assert folder.committed() == {0, 1}
+    assert folder.retried() == {0}

@@ -50,6 +50,8 @@ from .servers import vllm_server as start_vllm
 from .test_vllm_backend import MARGIN, P_YES_TOLERANCE, _pairs
 
 SECRET = "or-test-key-7c1e0b"
+FLOAT32 = {"dtype": "float32"}
+"""The in-process engine's dtype where it is compared with the server, which runs in it too."""
 ROWS = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
 ONE_SENTENCE_ROWS = [  # one sentence each, none of them one claim already: each is extracted
     {
@@ -152,7 +154,9 @@ def test_a_claim_list_schema_as_a_grammar() -> None:
 def vllm_server(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     manifest = load_manifest()
     log = tmp_path_factory.mktemp("vllm-server") / "server.log"
-    server = start_vllm(model_dir(manifest), manifest.context_window, log).start()
+    # float32 on the server and in process (FLOAT32): compared number for number, bfloat16's
+    # rounding would depend on what each request is batched with.
+    server = start_vllm(model_dir(manifest), manifest.context_window, log, "float32").start()
     yield server
     server.stop()
 
@@ -179,7 +183,7 @@ def baseline(front: Proxy, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.server
 def test_same_claims_and_p_yes_as_the_vllm_engine(vllm_server: ServerProcess) -> None:
     served = create_engine("openai", options={"base_url": vllm_server.url})
-    local = create_engine("vllm")
+    local = create_engine("vllm", options=FLOAT32)
     try:
         texts = [r["groundTruth"] for r in ROWS if r.get("groundTruth")]
         sentences = list(dict.fromkeys(s for text in texts for s in split_sentences(text)))
@@ -242,7 +246,7 @@ def test_the_python_api_and_run_evals(vllm_server: ServerProcess) -> None:
         engine_options={"base_url": vllm_server.url, "concurrency": 2},
     )
     assert served.engine.identity.engine == "openai"
-    local = create_engine("vllm")
+    local = create_engine("vllm", options=FLOAT32)
     try:
         found, items = _evals(served)
         expected, expected_items = _evals(create_context_recall_scorer(local, options))
@@ -285,8 +289,9 @@ def test_the_command_line_records_the_server_and_verifies(front: Proxy, baseline
     assert spec["engine"]["options"]["base_url"] == front.url
     assert spec["engine"]["served"]["max_model_len"] == load_manifest().context_window
     assert spec["engine"]["served"]["root"] == str(model_dir(load_manifest()))
-    done = run_cli("verify", str(baseline), "--sample", "4")
+    done = run_cli("verify", str(baseline), "--sample", "4", "--base-url", front.url)
     assert "4 rows re-scored, 4 identical" in done.stdout
+    assert f"verify: contacting only {front.url}" in done.stderr
 
 
 @pytest.mark.model
@@ -360,10 +365,10 @@ def test_a_server_serving_another_model_is_refused_and_flagged(
         resumed = _run_failing("score", str(EXAMPLE), "--backend", "openai", "--base-url",
                                front.url, "--no-cache", "--out", str(baseline))  # fmt: skip
         assert "engine.served.max_model_len 8192 vs 4096" in resumed
-        flagged = _run_failing("verify", str(baseline))
+        flagged = _run_failing("verify", str(baseline), "--base-url", front.url)
         assert "the server now serves" in flagged and "max_model_len 4096" in flagged
         front.faults.models = {"root": str(other), "id": str(other)}  # other weights
-        refused = _run_failing("verify", str(baseline))
+        refused = _run_failing("verify", str(baseline), "--base-url", front.url)
         assert f"serves {other}, not the pinned smollm2-135m-instruct" in refused
     finally:
         front.faults.models = None

@@ -140,13 +140,16 @@ def test_a_plugin_runs_in_run_evals(installed: Path) -> None:
 
 
 def test_a_plugin_runs_on_ray(installed: Path, tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     data = rows(tmp_path / "data.jsonl")
     out = tmp_path / "ray.jsonl"
-    shown = _cli(
-        "score", data, "--scorer", PLUGIN, "--backend", "fake", "--runner", "ray",
-        "--workers", "1", "--out", out,
-    )  # fmt: skip
+    try:
+        shown = _cli(
+            "score", data, "--scorer", PLUGIN, "--backend", "fake", "--runner", "ray",
+            "--workers", "1", "--out", out,
+        )  # fmt: skip
+    finally:
+        ray.shutdown()  # the command keeps its local Ray for the process; a test must not
     assert "mean coverage" in shown
     scores = [json.loads(line)["results"][PLUGIN]["score"] for line in out.read_text().splitlines()]
     assert scores == [0.5, 1.0, 0.0]

@@ -34,6 +34,7 @@ def local_ray(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     otherwise hold memory through the vLLM tests); returns the file that, once created, kills
     one worker."""
     marker = tmp_path_factory.mktemp("ray") / "kill-one-worker"
+    ray.shutdown()  # a Ray another test left running would refuse this one's options
     ray.init(
         num_cpus=2,
         include_dashboard=False,

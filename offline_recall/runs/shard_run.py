@@ -83,8 +83,9 @@ class ShardRun:
         return self._plan
 
     def _pending(self) -> tuple[list[Shard], int]:
-        """The shards not committed yet, and the rows of those committed."""
-        committed = self.folder.committed()
+        """The shards not committed yet (or holding a row failed for a transient engine
+        error), and the rows of the others."""
+        committed = self.folder.committed() - self.folder.retried()
         pending = [s for s in self.plan.shards if s.index not in committed]
         return pending, sum(s.records for s in self.plan.shards if s.index in committed)
 

@@ -109,6 +109,15 @@ class ShardFolder:
         found = (_SHARD.fullmatch(p.name) for p in self.path.iterdir())
         return {int(m.group(1)) for m in found if m is not None}
 
+    def retried(self) -> set[int]:
+        """The committed shards holding a row some scorer failed on for a transient engine
+        error (see `ScoreResult.transient`): a resumed run scores them again."""
+        return {
+            index
+            for index in self.committed()
+            if any(r.transient for record in self.read(index) for r in record.results.values())
+        }
+
     def write(self, index: int, records: Iterable[ItemRecord]) -> None:
         """Commit shard `index`: all its records appear at once, or none do."""
         import pyarrow as pa
