@@ -81,28 +81,39 @@ def check_destinations(
 
 
 @contextmanager
-def written_whole(path: Path) -> Iterator[TextIO]:
-    """A text file that replaces `path` only once the block ends without an error: a failed
-    or killed write leaves `path` as it was (and a hidden `.NAME.partial-*` file that the
-    next write to `path` removes)."""
+def replaced_whole(path: Path) -> Iterator[Path]:
+    """A temporary file beside `path` to write, which replaces `path` (synced to disk, with the
+    mode a file the user creates gets) only once the block ends without an error: a failed or
+    killed write leaves `path` as it was, and a hidden `.NAME.partial-*` file that the next
+    write to `path` removes."""
     prefix = f".{path.name}.partial-"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in path.parent.glob(f"{glob.escape(prefix)}*"):
             stale.unlink(missing_ok=True)
-        handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent, text=True)
+        handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+        os.close(handle)
     except OSError as e:
         raise write_error(path, e) from e
     temp = Path(name)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as f:
-            yield f
-        temp.chmod(0o666 & ~_umask())
+        yield temp
+        with temp.open("rb") as f:
+            os.fsync(f.fileno())
+        temp.chmod(0o666 & ~_umask())  # a private temporary file becomes an ordinary one
         temp.replace(path)
     except OSError as e:
         raise write_error(path, e) from e
     finally:
         temp.unlink(missing_ok=True)
+
+
+@contextmanager
+def written_whole(path: Path) -> Iterator[TextIO]:
+    """A text file written in place of `path` only once the block ends without an error (see
+    `replaced_whole`)."""
+    with replaced_whole(path) as temp, temp.open("w", encoding="utf-8") as f:
+        yield f
 
 
 def _umask() -> int:

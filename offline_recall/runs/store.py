@@ -13,14 +13,12 @@ committed. One fsync per window costs little next to the model's work on the win
 
 from __future__ import annotations
 
-import glob
 import json
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..data.destinations import replaced_whole, written_whole
 from ..errors import ConfigurationError
 from .manifest import RunIdentity, RunManifest
 from .results import ItemRecord, OutputFormat, open_writer
@@ -237,41 +235,17 @@ class RunStore:
 def write_records(
     out: Path, fmt: OutputFormat, scorer_ids: list[str], records: Iterable[ItemRecord]
 ) -> None:
-    """Write `records` to `out` as they come, atomically: a temp file renamed in place."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    prefix = f".{out.name}.partial-"
-    for stale in out.parent.glob(f"{glob.escape(prefix)}*"):  # left by a run killed mid-write
-        stale.unlink(missing_ok=True)
-    try:
-        handle, name = tempfile.mkstemp(prefix=prefix, dir=out.parent)
-    except OSError as e:
-        raise ConfigurationError(f"cannot write {out}: {e.strerror or e}") from e
-    os.close(handle)
-    temp = Path(name)
-    try:
+    """Write `records` to `out` as they come, atomically (see `replaced_whole`)."""
+    with replaced_whole(out) as temp:
         writer = open_writer(temp, fmt, scorer_ids)
         try:
             for record in records:
                 writer.write(record)
         finally:
             writer.close()
-        with temp.open("rb") as f:
-            os.fsync(f.fileno())
-        temp.chmod(_user_mode())  # a private temporary file becomes an ordinary one
-        temp.replace(out)
-    finally:
-        temp.unlink(missing_ok=True)
-
-
-def _user_mode() -> int:
-    """The mode a file the user creates gets: read-write for all, less the user's umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
 
 
 def write_manifest(path: Path, manifest: RunManifest) -> None:
-    """The manifest as indented JSON, written atomically."""
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps(manifest.model_dump(mode="json"), indent=2) + "\n", "utf-8")
-    temp.replace(path)
+    """The manifest as indented JSON, written atomically (see `written_whole`)."""
+    with written_whole(path) as f:
+        f.write(json.dumps(manifest.model_dump(mode="json"), indent=2) + "\n")
