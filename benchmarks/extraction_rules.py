@@ -32,8 +32,12 @@ from benchmarks import quality_data as data
 from benchmarks.quality_judges import expected, recall_of_claims
 from benchmarks.quality_metrics import ExtractionTally, correlations
 from benchmarks.recall import Pair, extract_claims, judged, recall_scorer
-from offline_recall import ENGINES, ContextRecallScorer, Engine, Failed, resolve_spec
-from offline_recall.scorers.recall.claims import reverses_its_text, single_claim
+from offline_recall import ENGINES, Engine, resolve_spec
+from offline_recall.engines import Failed
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.claims.rules import reverses_its_text, single_claim
+from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.spec.resolve import resolve_recorded
 from offline_recall.text import split_sentences
 
 
@@ -139,9 +143,9 @@ def main() -> None:
         engine_options={"dtype": args.dtype} if args.dtype else None,
         prompt_versions={ContextRecallScorer.id: args.prompt_version},
     )
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     replay = Replay(scoring.engine, answers)
-    base = recall_scorer(spec.build_on(replay))
+    base = recall_scorer(Scoring.on(resolve_recorded(spec), replay))
     texts = data.decomposition(args.data / data.ROSE_ACUS, args.limit, 0)
     rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)
     if args.answered_only:

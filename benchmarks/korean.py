@@ -34,10 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quality_data import attribution
 from quality_metrics import auroc, balanced_accuracy, tune_threshold
 
-from offline_recall import word_overlap
 from offline_recall.engines.manifests import load_manifest
 from offline_recall.judging.profile import RECALL, find_profile
-from offline_recall.judging.signals import lexical_signals
+from offline_recall.judging.signals import lexical_signals, word_overlap
 from offline_recall.paths import CACHE_ENV
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "klue" / "attribution_ko_dev.jsonl"

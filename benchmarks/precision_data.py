@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.quality_data import CLAPNQ_E2E, WICE_CHUNKS, read_jsonl
-from offline_recall import word_overlap
+from offline_recall.judging.signals import word_overlap
 
 DISTRACTORS = 3
 SEED = 0

@@ -23,20 +23,18 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.precision_data import RankedList, clapnq_lists, wice_lists
 from benchmarks.quality_data import DATA
 from benchmarks.quality_metrics import auroc, balanced_accuracy, correlations, tune_threshold
-from offline_recall import (
-    ContextPrecisionScorer,
-    PrecisionResult,
-    ScorerRun,
-    resolve_spec,
-    word_overlap,
-)
-from offline_recall.scorers.precision import average_precision
+from offline_recall import PrecisionResult, resolve_spec
+from offline_recall.judging.signals import word_overlap
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.base import ScorerInput
+from offline_recall.scorers.precision import ContextPrecisionScorer, average_precision
+from offline_recall.spec.resolve import resolve_recorded
 
 PRECISION = "context-precision-scorer"
 
 
 def scored(scorer: ContextPrecisionScorer, lists: list[RankedList]) -> list[PrecisionResult]:
-    runs = [ScorerRun(input=r.question, ground_truth=r.answer, context=r.chunks) for r in lists]
+    runs = [ScorerInput(input=r.question, ground_truth=r.answer, context=r.chunks) for r in lists]
     return scorer.run_many(runs)
 
 
@@ -79,7 +77,7 @@ def main() -> None:
     parser.add_argument("--backend", default="transformers")
     args = parser.parse_args()
     spec = resolve_spec(engine=args.backend, scorers=[PRECISION])
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     try:
         scorer = scoring.scorers[PRECISION]
         assert isinstance(scorer, ContextPrecisionScorer)

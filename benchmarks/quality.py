@@ -70,15 +70,13 @@ from benchmarks.quality_variants import (
     overlap_variant,
     sentence_overlap_variant,
 )
-from offline_recall import (
-    ENGINES,
-    ContextRecallScorer,
-    ProfileOrigin,
-    RunSpec,
-    load_profile,
-    resolve_spec,
-    word_overlap,
-)
+from offline_recall import ENGINES, resolve_spec
+from offline_recall.judging.profile import ProfileOrigin, load_profile
+from offline_recall.judging.signals import word_overlap
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.run_spec import RunSpec
 
 Value = float | int | str | None
 A = TypeVar("A")
@@ -341,7 +339,7 @@ def main() -> None:
         prompt_versions={recall: args.prompt_version} if args.prompt_version else None,
         profiles={recall: load_profile(args.profile)} if args.profile else None,
     )
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     n, seed = args.limit, args.seed
     try:
         every = [

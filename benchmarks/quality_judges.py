@@ -22,7 +22,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from benchmarks.quality_metrics import max_or_none
 from benchmarks.recall import Pair
-from offline_recall import ContextRecallScorer, Engine, Failed, Prompt, RecallResult, pack
+from offline_recall import Engine, RecallResult
+from offline_recall.engines import Failed, Prompt
+from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.text import pack
 
 PairScorer = Callable[[Sequence[Pair]], list[float | None]]
 

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from offline_recall import STOP_WORDS, split_sentences, word_overlap
+from offline_recall.judging.signals import STOP_WORDS, word_overlap
+from offline_recall.text import split_sentences
 
 _WORD = re.compile(r"\w+")
 

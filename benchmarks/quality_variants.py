@@ -22,7 +22,12 @@ from benchmarks.quality_judges import (
 )
 from benchmarks.quality_metrics import overlap_recall, sentences
 from benchmarks.recall import Pair, extract_claims, judged, model_p_yes, recall_scorer
-from offline_recall import Engine, Failed, RunSpec, word_overlap
+from offline_recall import Engine
+from offline_recall.engines import Failed
+from offline_recall.judging.signals import word_overlap
+from offline_recall.runners.scoring import Scoring
+from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.run_spec import RunSpec
 
 Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
 
@@ -79,7 +84,7 @@ def given_claims_variants(
 ) -> list[Variant]:
     """The shipped judge on claims it is given, decided and expected: the human atomic facts
     (RoSE; other sets have none), and the ground truth's sentences."""
-    scorer = recall_scorer(spec.build_on(engine))
+    scorer = recall_scorer(Scoring.on(resolve_recorded(spec), engine))
 
     def pairs(ps: Sequence[Pair]) -> list[float | None]:
         return judged(scorer, ps)
@@ -124,10 +129,11 @@ def model_variants(spec: RunSpec, engine: Engine) -> list[Variant]:
     extraction section come from a scorer of their own, so that they are timed on their own
     (a scorer remembers the claims it extracted).
     """
-    scorer = recall_scorer(spec.build_on(engine))
-    extractor = recall_scorer(spec.build_on(engine))
+    scorer = recall_scorer(Scoring.on(resolve_recorded(spec), engine))
+    extractor = recall_scorer(Scoring.on(resolve_recorded(spec), engine))
     question = scorer.judge.question
-    p_yes_threshold = spec.load_manifest().threshold  # the manifest's plain threshold
+    # the manifest's plain threshold
+    p_yes_threshold = resolve_recorded(spec).model.manifest.threshold
     claims_of: dict[str, list[str] | None] = {}  # ground truth -> the shipped scorer's claims
 
     def shipped_pairs(pairs: Sequence[Pair]) -> list[float | None]:

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from offline_recall import (
-    ContextRecallScorer,
-    Engine,
-    Failed,
-    Question,
-    Scoring,
-    dedupe_claims,
-)
-from offline_recall import model_p_yes as asked_p_yes
+from offline_recall import Engine
+from offline_recall.engines import Failed
+from offline_recall.judging.judge import Question
+from offline_recall.judging.judge import model_p_yes as asked_p_yes
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.claims.rules import dedupe_claims
+from offline_recall.scorers.recall import ContextRecallScorer
 
 Pair = tuple[str, str]
 """(context, claim)"""

@@ -27,8 +27,12 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.quality_metrics import auroc, balanced_accuracy, tune_threshold
-from offline_recall import ScorerRun, resolve_spec, word_overlap
+from offline_recall import resolve_spec
+from offline_recall.judging.signals import word_overlap
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.base import ScorerInput
 from offline_recall.scorers.relevance import ContextRelevanceScorer, Level, RelevanceResult
+from offline_recall.spec.resolve import resolve_recorded
 
 RELEVANCE = "context-relevance-scorer"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -48,7 +52,7 @@ def section(name: str, items: list[dict[str, object]], scorer: ContextRelevanceS
     overlap: dict[str, list[float]] = {}
     for kind, field in KINDS.items():
         runs = [
-            ScorerRun(input=i["question"], output=i["reference"], context=i[field])
+            ScorerInput(input=i["question"], output=i["reference"], context=i[field])
             for i in items
             if i[field]
         ]
@@ -96,7 +100,7 @@ def main() -> None:
     path = args.data / "clapnq" / "e2e_answerable_dev.jsonl"
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     spec = resolve_spec(engine=args.backend, scorers=[RELEVANCE])
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     try:
         scorer = scoring.scorers[RELEVANCE]
         assert isinstance(scorer, ContextRelevanceScorer)

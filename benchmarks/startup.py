@@ -27,7 +27,8 @@ the example (a one-row input, so the first window is one row: start-up plus one 
   --server       the openai engine against vLLM's OpenAI server on loopback (started here as the
                  server tests start it; its own start is reported apart), with the HTTP requests
                  the server received from the run before its first scoring request, read from
-                 the server's access log
+                 the server's access log (3 on a server not probed before: its model list
+                 and two probes; 1, the model list, once its verdict is in the cache folder)
 
 The first committed row is seen by polling the run store (`<out>.run.sqlite`) every 20 ms.
 """

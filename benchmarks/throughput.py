@@ -50,8 +50,11 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 
 from benchmarks import quality_data as data
 from benchmarks.recall import Pair, extract_claims, model_p_yes, recall_scorer
-from offline_recall import Engine, Question, create_engine, resolve_spec
+from offline_recall import Engine, create_engine, resolve_spec
 from offline_recall.engines.vllm import native_dtype
+from offline_recall.judging.judge import Question
+from offline_recall.runners.scoring import Scoring
+from offline_recall.spec.resolve import resolve_recorded, resolve_run
 
 LOOKUP_TOKENS = 4
 ROSE = data.DATA / data.ROSE_E2E
@@ -133,7 +136,7 @@ def vllm_worker(mode: str, job: Path, out: Path) -> None:
     }
     spec = resolve_spec(engine="vllm", engine_options=options)
     started = time.perf_counter()
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
     engine, scorer = scoring.engine, recall_scorer(scoring)
     question = scorer.judge.question
@@ -232,7 +235,7 @@ def main() -> None:
     load_at_start = os.getloadavg()[0]
     items = load_items(args.data, args.items)
     texts = [i["ground_truth"] for i in items]
-    hf_scoring = resolve_spec(engine="transformers").build()
+    hf_scoring = Scoring.start(resolve_run(engine="transformers"))
     hf, scorer = hf_scoring.engine, recall_scorer(hf_scoring)
     bare: Any = hf  # the transformers engine's model and chat template, outside the protocol
     question = scorer.judge.question

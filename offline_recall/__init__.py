@@ -2,181 +2,192 @@
 
 The pipeline in folders: `engines` run a pinned model (generic capabilities, no task rules),
 `judging` turns the model's answers and cheap signals into a verdict's probability, `scorers`
-hold one package per scorer (prompts, rules, result), `runs` describe a run by its spec and
-score datasets resumably into result files, `data` reads inputs, `report` reads runs back.
+hold one package per scorer (prompts, rules, result), `spec` describes a run, `runners` score
+datasets resumably into the `stores` and result files, `data` reads inputs, `report` reads runs
+back.
+
+The public API is what `__all__` lists; everything else may move. A public name's module is
+imported the first time the name is used, so `import offline_recall` loads nothing else.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .data.dataset import Dataset, Row, RowError, open_dataset
-from .engines import ENGINES, Engine, EngineIdentity, Failed, FakeEngine, Prompt, create_engine
-from .engines.chat import ChatTemplate
-from .engines.manifests import DEFAULT_MODEL, ModelManifest, load_manifest
-from .engines.transformers import TransformersEngine
-from .engines.vllm import VLLMEngine
-from .engines.weights import model_dir
-from .errors import (
-    ConfigurationError,
-    DatasetError,
-    MissingExtraError,
-    ModelError,
-    OfflineRecallError,
-)
-from .judging.calibrate import SIGNAL_SETS, fit_profile
-from .judging.judge import Assessment, Question, model_p_yes, signal_values
-from .judging.labelled import LabelledPair, read_labelled
-from .judging.profile import (
-    MODEL_SIGNAL,
-    JudgeProfile,
-    ProfileOrigin,
-    find_profile,
-    load_profile,
-    save_profile,
-    threshold_profile,
-    user_profile_path,
-)
-from .judging.signals import LEXICAL_SIGNALS, STOP_WORDS, evidence, lexical_signals, word_overlap
-from .report.comparison import Comparison, compare_runs
-from .runs.calibration import Calibration, calibrate
-from .runs.claim_cache import ClaimCache
-from .runs.evals import EvalResult, ItemResult, run_evals
-from .runs.manifest import InputSpec, RunManifest
-from .runs.ray_dataset import score_dataset
-from .runs.ray_runner import RayOptions
-from .runs.resolve import ResolvedRun, resolve_run, resolve_spec
-from .runs.results import ItemRecord, read_results
-from .runs.run import ResultStore, RunOutcome, run_dataset
-from .runs.runner import LocalRun
-from .runs.scoring import Scoring
-from .runs.shard_run import ShardRun
-from .runs.shard_store import ShardFolder
-from .runs.spec import RunSpec
-from .runs.store import RunStore
-from .runs.summary import Summary
-from .scorers import SCORERS
-from .scorers.base import Judgment, Scorer, ScoreResult, ScorerRun, Status
-from .scorers.context import ContextWarning
-from .scorers.faithfulness import (
-    FaithfulnessOptions,
-    FaithfulnessResult,
-    FaithfulnessScorer,
-    create_faithfulness_scorer,
-)
-from .scorers.precision import (
-    ChunkVerdict,
-    ContextPrecisionOptions,
-    ContextPrecisionScorer,
-    PrecisionResult,
-    create_context_precision_scorer,
-)
-from .scorers.recall import (
-    ClaimStore,
-    ClaimVerdict,
-    ContextRecallOptions,
-    ContextRecallScorer,
-    RecallResult,
-    create_context_recall_scorer,
-)
-from .scorers.recall.claims import dedupe_claims
-from .scorers.relevance import create_context_relevance_scorer
-from .text import pack, split_sentences
+
+if TYPE_CHECKING:
+    from .data.dataset import open_dataset
+    from .engines import ENGINES, create_engine
+    from .engines.base import Engine
+    from .engines.fake import FakeEngine
+    from .engines.manifests import DEFAULT_MODEL, load_manifest
+    from .engines.weights import model_dir
+    from .errors import (
+        ConfigurationError,
+        DatasetError,
+        MissingExtraError,
+        ModelError,
+        OfflineRecallError,
+    )
+    from .report.comparison import Comparison, compare_runs
+    from .runners.evals import EvalResult, ItemResult, run_evals
+    from .runners.local import LocalRunner
+    from .runners.ray_dataset import score_dataset
+    from .runners.ray_workers import RayOptions
+    from .runners.run import run_dataset
+    from .scorers.base import Scorer, ScoreResult, Status
+    from .scorers.faithfulness import (
+        FaithfulnessOptions,
+        FaithfulnessResult,
+        create_faithfulness_scorer,
+    )
+    from .scorers.precision import (
+        ChunkVerdict,
+        ContextPrecisionOptions,
+        PrecisionResult,
+        create_context_precision_scorer,
+    )
+    from .scorers.recall import (
+        ClaimVerdict,
+        ContextRecallOptions,
+        RecallResult,
+        create_context_recall_scorer,
+    )
+    from .scorers.relevance import (
+        ChunkRelevance,
+        ContextRelevanceOptions,
+        Penalties,
+        RelevanceResult,
+        create_context_relevance_scorer,
+    )
+    from .spec.manifest import InputSpec
+    from .spec.resolve import resolve_spec
+    from .stores.claim_cache import ClaimCache
+    from .stores.results import ItemRecord, read_results
+    from .stores.run_store import RunStore
+
+# Each public name and the module it is imported from. A scorer's names come from its package,
+# which lists them in its own `__all__`.
+_MODULES: dict[str, str] = {
+    # scorers
+    "create_context_recall_scorer": "offline_recall.scorers.recall",
+    "ContextRecallOptions": "offline_recall.scorers.recall",
+    "RecallResult": "offline_recall.scorers.recall",
+    "ClaimVerdict": "offline_recall.scorers.recall",
+    "create_context_precision_scorer": "offline_recall.scorers.precision",
+    "ContextPrecisionOptions": "offline_recall.scorers.precision",
+    "PrecisionResult": "offline_recall.scorers.precision",
+    "ChunkVerdict": "offline_recall.scorers.precision",
+    "create_faithfulness_scorer": "offline_recall.scorers.faithfulness",
+    "FaithfulnessOptions": "offline_recall.scorers.faithfulness",
+    "FaithfulnessResult": "offline_recall.scorers.faithfulness",
+    "create_context_relevance_scorer": "offline_recall.scorers.relevance",
+    "ContextRelevanceOptions": "offline_recall.scorers.relevance",
+    "Penalties": "offline_recall.scorers.relevance",
+    "RelevanceResult": "offline_recall.scorers.relevance",
+    "ChunkRelevance": "offline_recall.scorers.relevance",
+    "Status": "offline_recall.scorers.base",
+    "ClaimCache": "offline_recall.stores.claim_cache",
+    # runs: their spec, runners and stores
+    "run_evals": "offline_recall.runners.evals",
+    "EvalResult": "offline_recall.runners.evals",
+    "ItemResult": "offline_recall.runners.evals",
+    "resolve_spec": "offline_recall.spec.resolve",
+    "open_dataset": "offline_recall.data.dataset",
+    "InputSpec": "offline_recall.spec.manifest",
+    "run_dataset": "offline_recall.runners.run",
+    "LocalRunner": "offline_recall.runners.local",
+    "RunStore": "offline_recall.stores.run_store",
+    "score_dataset": "offline_recall.runners.ray_dataset",
+    "RayOptions": "offline_recall.runners.ray_workers",
+    "read_results": "offline_recall.stores.results",
+    "ItemRecord": "offline_recall.stores.results",
+    "compare_runs": "offline_recall.report.comparison",
+    "Comparison": "offline_recall.report.comparison",
+    # engines
+    "create_engine": "offline_recall.engines",
+    "ENGINES": "offline_recall.engines",
+    "Engine": "offline_recall.engines.base",
+    "FakeEngine": "offline_recall.engines.fake",
+    "DEFAULT_MODEL": "offline_recall.engines.manifests",
+    "load_manifest": "offline_recall.engines.manifests",
+    "model_dir": "offline_recall.engines.weights",
+    # plugins
+    "Scorer": "offline_recall.scorers.base",
+    "ScoreResult": "offline_recall.scorers.base",
+    # errors
+    "OfflineRecallError": "offline_recall.errors",
+    "ConfigurationError": "offline_recall.errors",
+    "DatasetError": "offline_recall.errors",
+    "ModelError": "offline_recall.errors",
+    "MissingExtraError": "offline_recall.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, its module imported on first use and the name kept for the next."""
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names, as `dir(offline_recall)` lists them."""
+    return sorted(__all__)
+
 
 __all__ = [
     "DEFAULT_MODEL",
     "ENGINES",
-    "LEXICAL_SIGNALS",
-    "MODEL_SIGNAL",
-    "SCORERS",
-    "SIGNAL_SETS",
-    "STOP_WORDS",
-    "Assessment",
-    "Calibration",
-    "ChatTemplate",
+    "ChunkRelevance",
     "ChunkVerdict",
     "ClaimCache",
-    "ClaimStore",
     "ClaimVerdict",
     "Comparison",
     "ConfigurationError",
     "ContextPrecisionOptions",
-    "ContextPrecisionScorer",
     "ContextRecallOptions",
-    "ContextRecallScorer",
-    "ContextWarning",
-    "Dataset",
+    "ContextRelevanceOptions",
     "DatasetError",
     "Engine",
-    "EngineIdentity",
     "EvalResult",
-    "Failed",
     "FaithfulnessOptions",
     "FaithfulnessResult",
-    "FaithfulnessScorer",
     "FakeEngine",
     "InputSpec",
     "ItemRecord",
     "ItemResult",
-    "JudgeProfile",
-    "Judgment",
-    "LabelledPair",
-    "LocalRun",
+    "LocalRunner",
     "MissingExtraError",
     "ModelError",
-    "ModelManifest",
     "OfflineRecallError",
+    "Penalties",
     "PrecisionResult",
-    "ProfileOrigin",
-    "Prompt",
-    "Question",
     "RayOptions",
     "RecallResult",
-    "ResolvedRun",
-    "ResultStore",
-    "Row",
-    "RowError",
-    "RunManifest",
-    "RunOutcome",
-    "RunSpec",
+    "RelevanceResult",
     "RunStore",
     "ScoreResult",
     "Scorer",
-    "ScorerRun",
-    "Scoring",
-    "ShardFolder",
-    "ShardRun",
     "Status",
-    "Summary",
-    "TransformersEngine",
-    "VLLMEngine",
     "__version__",
-    "calibrate",
     "compare_runs",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_context_relevance_scorer",
     "create_engine",
     "create_faithfulness_scorer",
-    "dedupe_claims",
-    "evidence",
-    "find_profile",
-    "fit_profile",
-    "lexical_signals",
     "load_manifest",
-    "load_profile",
     "model_dir",
-    "model_p_yes",
     "open_dataset",
-    "pack",
-    "read_labelled",
     "read_results",
-    "resolve_run",
     "resolve_spec",
     "run_dataset",
     "run_evals",
-    "save_profile",
     "score_dataset",
-    "signal_values",
-    "split_sentences",
-    "threshold_profile",
-    "user_profile_path",
-    "word_overlap",
 ]

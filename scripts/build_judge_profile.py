@@ -18,17 +18,14 @@ import argparse
 import time
 from pathlib import Path
 
-from offline_recall import (
-    DEFAULT_MODEL,
-    ENGINES,
-    SIGNAL_SETS,
-    Calibration,
-    calibrate,
-    read_labelled,
-    resolve_spec,
-    save_profile,
-)
+from offline_recall import DEFAULT_MODEL, ENGINES, resolve_spec
+from offline_recall.judging.calibrate import SIGNAL_SETS
+from offline_recall.judging.labelled import read_labelled
+from offline_recall.judging.profile import save_profile
+from offline_recall.runners.calibration import Calibration, calibrate
+from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.recall import ID as RECALL
+from offline_recall.spec.resolve import resolve_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wice" / "attribution_claim_oraclechunk_dev.jsonl"
@@ -73,7 +70,7 @@ def main() -> None:
     found: dict[str, Calibration] = {}
     print("| signals | CV AUROC | CV balanced accuracy | threshold | pairs (failed) | seconds |")
     print("|---|---:|---:|---:|---:|---:|")
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     try:
         for name in sets:
             started = time.perf_counter()
@@ -119,7 +116,7 @@ def main() -> None:
                 f"end-to-end objective on dev (balanced accuracy's: {profile.threshold:.3f})",
             }
         )
-    manifest = spec.load_manifest()
+    manifest = resolve_recorded(spec).model.manifest
     name = f"{manifest.name}.{spec.scorer(RECALL).setup.prompt_version}.judge.json"
     out = args.out or ROOT / "models" / name
     save_profile(profile, out)

@@ -29,16 +29,12 @@ from benchmarks.precision_data import (  # noqa: E402
     labelled_rows,
     wice_lists,
 )
-from offline_recall import (  # noqa: E402
-    DEFAULT_MODEL,
-    ENGINES,
-    SCORERS,
-    SIGNAL_SETS,
-    calibrate,
-    read_labelled,
-    resolve_spec,
-    save_profile,
-)
+from offline_recall import DEFAULT_MODEL, ENGINES, resolve_spec  # noqa: E402
+from offline_recall.judging.calibrate import SIGNAL_SETS  # noqa: E402
+from offline_recall.judging.labelled import read_labelled  # noqa: E402
+from offline_recall.judging.profile import save_profile  # noqa: E402
+from offline_recall.runners.calibration import calibrate  # noqa: E402
+from offline_recall.scorers import SCORERS  # noqa: E402
 
 PRECISION = "context-precision-scorer"
 DATA = ROOT.parent / "shared" / "data"

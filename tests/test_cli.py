@@ -102,7 +102,7 @@ def test_an_item_that_crashes_the_engine_alone_in_its_window_is_its_error_row(
     fake = ENGINES["fake"]
     crashy = EngineKind(
         "fake",
-        fake.options,
+        fake.options_path,
         fake.window,
         lambda m, o: _Crashy(),
         fake.distributions,

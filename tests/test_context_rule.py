@@ -13,7 +13,6 @@ from click.testing import CliRunner
 from offline_recall import (
     ContextPrecisionOptions,
     ContextRecallOptions,
-    ContextWarning,
     FakeEngine,
     Status,
     create_context_precision_scorer,
@@ -21,6 +20,7 @@ from offline_recall import (
     run_evals,
 )
 from offline_recall.cli import main
+from offline_recall.scorers.context import ContextWarning
 
 RECALL = "context-recall-scorer"
 PRECISION = "context-precision-scorer"

@@ -7,16 +7,14 @@ import pytest
 from offline_recall import (
     ContextRecallOptions,
     Engine,
-    LabelledPair,
-    ProfileOrigin,
     Status,
     create_context_recall_scorer,
-    find_profile,
-    fit_profile,
     load_manifest,
-    signal_values,
 )
-from offline_recall.judging.profile import MODEL_SIGNAL
+from offline_recall.judging.calibrate import fit_profile
+from offline_recall.judging.judge import signal_values
+from offline_recall.judging.labelled import LabelledPair
+from offline_recall.judging.profile import MODEL_SIGNAL, ProfileOrigin, find_profile
 
 from .conftest import RECALL
 from .test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED

@@ -16,16 +16,16 @@ from click.testing import CliRunner
 from offline_recall import (
     ContextRecallOptions,
     Engine,
-    Prompt,
     create_context_recall_scorer,
     create_engine,
     load_manifest,
 )
 from offline_recall.cli import main
+from offline_recall.engines import Prompt
 from offline_recall.engines.weights import cached_dir
 from offline_recall.judging.signals import share_found, words_of
-from offline_recall.scorers.recall.claims import claim_list_type, reverses_its_text
-from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.scorers.claims.prompts import load_prompts
+from offline_recall.scorers.claims.rules import claim_list_type, reverses_its_text
 from offline_recall.text import pack
 
 from .conftest import EXAMPLE, RECALL, recall, run_cli

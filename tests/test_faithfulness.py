@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from offline_recall import (
-    SCORERS,
     FakeEngine,
     Scorer,
     Status,
@@ -20,6 +19,8 @@ from offline_recall import (
 )
 from offline_recall.engines import Engine
 from offline_recall.errors import ConfigurationError
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers import SCORERS
 from offline_recall.scorers.build import build_scorer
 from offline_recall.scorers.faithfulness import (
     ID,
@@ -30,6 +31,7 @@ from offline_recall.scorers.faithfulness import (
 from offline_recall.scorers.precision import ID as PRECISION
 from offline_recall.scorers.precision import ContextPrecisionScorer
 from offline_recall.scorers.recall import ID as RECALL
+from offline_recall.spec.resolve import resolve_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPANY = [
@@ -141,7 +143,7 @@ def test_a_model_with_its_own_judge_prompt_scores_precision_in_both_build_paths(
 
     model = str(_own_judge_prompt(tmp_path))
     spec = resolve_spec(model, engine="fake", scorers=(RECALL, PRECISION, ID))
-    built = spec.build()
+    built = Scoring.start(resolve_recorded(spec))
     precision = built.scorers[PRECISION]
     assert isinstance(precision, ContextPrecisionScorer)
     assert precision.prompts.version == "v1"

@@ -22,20 +22,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from offline_recall import (
-    ConfigurationError,
-    Engine,
-    Failed,
-    create_engine,
-    load_manifest,
-    resolve_spec,
-)
+from offline_recall import ConfigurationError, Engine, create_engine, load_manifest, resolve_spec
 from offline_recall.cli import main
+from offline_recall.engines import Failed
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.manifests import ModelManifest
 from offline_recall.engines.weights import WeightsState, weights_state
-from offline_recall.scorers.recall.claims import claim_list_type, parse_claims
-from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.scorers.claims.prompts import load_prompts
+from offline_recall.scorers.claims.rules import claim_list_type, parse_claims
 
 from .conftest import BUILDER, EXAMPLE, recall
 

@@ -16,9 +16,9 @@ from click.testing import CliRunner, Result
 from offline_recall import ContextRecallOptions, FakeEngine, Status, create_context_recall_scorer
 from offline_recall.cli import main
 from offline_recall.data.dataset import Row, open_dataset
-from offline_recall.runs.evals import ItemResult, run_evals
-from offline_recall.runs.results import read_results
-from offline_recall.scorers.context import as_run
+from offline_recall.runners.evals import ItemResult, run_evals
+from offline_recall.scorers.context import as_input
+from offline_recall.stores.results import read_results
 
 from .conftest import RECALL
 
@@ -54,8 +54,8 @@ def test_no_ground_truth_in_any_row_is_one_line_naming_the_fields_and_map(
     misspelled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[object] = []
-    score_module = importlib.import_module("offline_recall.cli.score")
-    monkeypatch.setattr(score_module, "resolve_run", lambda *a, **k: built.append(a))
+    resolve = importlib.import_module("offline_recall.spec.resolve")
+    monkeypatch.setattr(resolve, "resolve_run", lambda *a, **k: built.append(a))
     result = _score(misspelled)
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
@@ -242,10 +242,10 @@ def test_scorer_run_scores_a_run_with_other_keys_and_keeps_them() -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=[PARIS]))
     run = {"groundTruth": PARIS, "kind": "policy"}
     assert scorer.run(run).status is Status.OK
-    assert as_run(run).metadata == {"kind": "policy"}
+    assert as_input(run).metadata == {"kind": "policy"}
 
 
-@pytest.mark.filterwarnings("ignore::offline_recall.ContextWarning")
+@pytest.mark.filterwarnings("ignore::offline_recall.scorers.context.ContextWarning")
 def test_every_path_reads_ragas_names_as_the_command_line_does() -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=["Rome."]))
     ragas = {"user_input": "q", "reference": PARIS, "retrieved_contexts": [PARIS]}

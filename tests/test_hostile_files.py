@@ -19,6 +19,8 @@ from offline_recall.engines.manifests import load_manifest
 from offline_recall.engines.weights import install_weights
 from offline_recall.errors import DatasetError, ModelError
 
+from .servers import Loopback, Reply
+
 GOOD = {"input": "q", "groundTruth": "Paris is in France.", "context": ["Paris is in France."]}
 
 
@@ -229,45 +231,10 @@ def test_a_temporary_file_left_by_a_killed_export_is_removed_by_the_next(tmp_pat
     ]  # fmt: skip
 
 
-class _Hostile:
-    """A loopback server whose every GET answer is `body`, sent `pace` seconds a byte when
+def _hostile(body: bytes, pace: float | None = None) -> Loopback:
+    """A loopback server whose every answer is `body`, sent `pace` seconds a byte when
     `pace` is given."""
-
-    def __init__(self, body: bytes, pace: float | None = None) -> None:
-        import http.server
-        import time
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                if pace is None:
-                    self.wfile.write(body)
-                    return
-                for i in range(len(body)):
-                    try:
-                        self.wfile.write(body[i : i + 1])
-                        self.wfile.flush()
-                    except OSError:
-                        return
-                    time.sleep(pace)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def __enter__(self) -> _Hostile:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    return Loopback(lambda _: Reply(200, body, pace))
 
 
 def test_a_server_dripping_its_answer_is_cut_at_the_timeout() -> None:
@@ -275,7 +242,7 @@ def test_a_server_dripping_its_answer_is_cut_at_the_timeout() -> None:
 
     from offline_recall.engines.server import Server, ServerUnavailable
 
-    with _Hostile(b'{"data": [' + b" " * 200 + b"]}", pace=0.05) as hostile:
+    with _hostile(b'{"data": [' + b" " * 200 + b"]}", pace=0.05) as hostile:
         started = time.monotonic()
         with pytest.raises(ServerUnavailable, match="no whole answer within 1 s"):
             Server.at(hostile.url, timeout=1.0).get("/models")
@@ -293,7 +260,7 @@ def test_a_hostile_server_reply_is_one_printable_line(body: bytes, shown: str) -
     from offline_recall.engines.server import Server
     from offline_recall.errors import ConfigurationError
 
-    with _Hostile(body) as hostile, pytest.raises(ConfigurationError) as refused:
+    with _hostile(body) as hostile, pytest.raises(ConfigurationError) as refused:
         Server.at(hostile.url, timeout=10).get("/models")
     message = str(refused.value)
     assert shown in message
@@ -301,8 +268,8 @@ def test_a_hostile_server_reply_is_one_printable_line(body: bytes, shown: str) -
 
 
 def test_a_ray_shard_holding_a_transient_failure_is_scored_again(tmp_path: Path) -> None:
-    from offline_recall.runs.results import ItemRecord, read_results
-    from offline_recall.runs.shard_store import ShardFolder
+    from offline_recall.stores.results import ItemRecord, read_results
+    from offline_recall.stores.shard_folder import ShardFolder
 
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps({**GOOD, "id": i}) + "\n" for i in range(2)))

@@ -22,11 +22,10 @@ from offline_recall import (
     ContextRecallOptions,
     Engine,
     FakeEngine,
-    Prompt,
     Status,
     create_context_recall_scorer,
 )
-from offline_recall.engines import Failed
+from offline_recall.engines import Failed, Prompt
 from offline_recall.engines.manifests import DEFAULT_MODEL, load_manifest
 from offline_recall.judging.profile import RECALL, JudgeProfile, ProfileOrigin, find_profile
 from offline_recall.judging.signals import lexical_signals

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from offline_recall import ProfileOrigin, find_profile, load_manifest
+from offline_recall import load_manifest
 from offline_recall.cli import main
 from offline_recall.judging.disclosure import (
     NOTE,
@@ -18,7 +18,7 @@ from offline_recall.judging.disclosure import (
     lexical_digests,
     note_for_digests,
 )
-from offline_recall.judging.profile import threshold_profile
+from offline_recall.judging.profile import ProfileOrigin, find_profile, threshold_profile
 
 from .conftest import RECALL, run_cli
 

@@ -6,10 +6,11 @@ import math
 
 import pytest
 
-from offline_recall import ProfileOrigin, find_profile, load_manifest
+from offline_recall import load_manifest
 from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.polarity import antonyms, negated, opposite, polarity_mismatch, tokens
+from offline_recall.judging.profile import ProfileOrigin, find_profile
 from offline_recall.judging.quantities import Quantity, quantities, quantity_signals
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
 

@@ -31,15 +31,27 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def package_imports(folder: str) -> dict[str, set[str]]:
-    """For each module of `folder`, the modules of offline_recall it imports."""
+    """For each module of `folder` and its subpackages, the modules of offline_recall it
+    imports."""
     return {
-        path.name: {m for m in imported_modules(path) if m.startswith("offline_recall.")}
-        for path in sorted((PACKAGE / folder).glob("*.py"))
+        str(path.relative_to(PACKAGE / folder)): {
+            m for m in imported_modules(path) if m.startswith("offline_recall.")
+        }
+        for path in sorted((PACKAGE / folder).rglob("*.py"))
     }
 
 
+def upward(folder: str, above: tuple[str, ...]) -> dict[str, list[str]]:
+    """The modules of `folder` importing a package of `above`, and what they import of it."""
+    loops = {
+        name: sorted(m for m in imports if m.split(".")[1] in above)
+        for name, imports in package_imports(folder).items()
+    }
+    return {name: found for name, found in loops.items() if found}
+
+
 def test_relative_imports_are_resolved_to_the_modules_they_name() -> None:
-    found = imported_modules(PACKAGE / "runs" / "results.py")
+    found = imported_modules(PACKAGE / "stores" / "results.py")
     assert {
         "offline_recall.data.dataset",
         "offline_recall.scorers",
@@ -48,12 +60,29 @@ def test_relative_imports_are_resolved_to_the_modules_they_name() -> None:
 
 
 def test_data_imports_no_scorer_run_report_or_engine() -> None:
-    above = ("scorers", "runs", "report", "cli", "engines", "judging")
-    loops = {
-        name: sorted(m for m in imports if m.split(".")[1] in above)
-        for name, imports in package_imports("data").items()
+    above = ("scorers", "spec", "stores", "runners", "report", "cli", "engines", "judging")
+    assert upward("data", above) == {}
+
+
+def test_engines_judging_and_scorers_know_no_run() -> None:
+    above = ("spec", "stores", "runners", "report", "cli")
+    assert {f: upward(f, above) for f in ("engines", "judging", "scorers")} == {
+        "engines": {},
+        "judging": {},
+        "scorers": {},
     }
-    assert {name: found for name, found in loops.items() if found} == {}
+
+
+def test_the_run_spec_knows_no_store_runner_report_or_command() -> None:
+    assert upward("spec", ("stores", "runners", "report", "cli")) == {}
+
+
+def test_stores_know_no_runner_report_or_command() -> None:
+    assert upward("stores", ("runners", "report", "cli")) == {}
+
+
+def test_runners_know_no_report_or_command() -> None:
+    assert upward("runners", ("report", "cli")) == {}
 
 
 def test_the_record_base_imports_nothing_of_the_package() -> None:

@@ -1,5 +1,7 @@
 """Nothing heavy at the door: the import and the commands that need no model load no engine,
-no data-frame or statistics library, no template engine and no HTTP client.
+no data-frame or statistics library, no template engine and no HTTP client. Nor do they load
+more of the package than they use: the import loads only the version, `--help` and `--version`
+no command's module, and each public name loads its module when it is first used.
 
 Each case runs in a fresh interpreter and reports which of the heavy modules it left in
 `sys.modules`; the commands run click's `main` in that process, so what is measured is the
@@ -8,18 +10,24 @@ package, not the console script.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import offline_recall
 from offline_recall.judging.profile import JudgeProfile
 
 from .conftest import EXAMPLE
+
+API = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 HEAVY = (
     "torch",
@@ -40,10 +48,11 @@ print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
 """
 
 
-def heavy_after(code: str, cwd: Path) -> tuple[set[str], str]:
-    """The heavy modules loaded once `code` ran in a fresh interpreter, and what it printed."""
+def heavy_after(code: str, cwd: Path, report: str = REPORT) -> tuple[set[str], str]:
+    """The heavy modules loaded once `code` ran in a fresh interpreter, and what it printed
+    (or what else `report` prints last, as a JSON list)."""
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code) + REPORT],
+        [sys.executable, "-c", textwrap.dedent(code) + report],
         cwd=cwd,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
         capture_output=True,
@@ -54,6 +63,13 @@ def heavy_after(code: str, cwd: Path) -> tuple[set[str], str]:
     assert done.returncode == 0, done.stderr[-3000:]
     *printed, last = done.stdout.strip().splitlines()
     return set(json.loads(last)), "\n".join(printed)
+
+
+def ours_after(code: str, cwd: Path) -> tuple[set[str], str]:
+    """The package's own modules loaded once `code` ran in a fresh interpreter."""
+    report = "\nimport json, sys\n"
+    report += "print(json.dumps(sorted(m for m in sys.modules if m.startswith('offline_recall.'))))"
+    return heavy_after(code, cwd, report)
 
 
 def command(*args: str) -> str:
@@ -71,6 +87,54 @@ def command(*args: str) -> str:
 def test_importing_the_package_loads_nothing_heavy(tmp_path: Path) -> None:
     loaded, _ = heavy_after("import offline_recall", tmp_path)
     assert loaded == set()
+
+
+def test_importing_the_package_loads_only_its_version(tmp_path: Path) -> None:
+    loaded, _ = ours_after("import offline_recall", tmp_path)
+    assert loaded == {"offline_recall._version"}
+
+
+def test_help_and_version_load_no_command(tmp_path: Path) -> None:
+    for args, shown in ((("--help",), "Usage:"), (("--version",), "offline-recall, version")):
+        loaded, printed = ours_after(command(*args), tmp_path)
+        assert shown in printed and "exit 0" in printed
+        assert {m for m in loaded if m.startswith("offline_recall.cli.")} == set(), args
+
+
+def test_each_public_name_resolves_with_a_docstring_and_a_reference_entry() -> None:
+    api = API.read_text(encoding="utf-8")
+    entries = {path.rpartition(".")[2]: path for path in re.findall(r"^::: ([\w.]+)$", api, re.M)}
+    assert sorted(dir(offline_recall)) == sorted(offline_recall.__all__)
+    for name in offline_recall.__all__:
+        value = getattr(offline_recall, name)
+        if callable(value):
+            assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+        assert name in api, f"docs/api.md does not name {name}"
+        if name != "__version__":
+            assert name in entries, f"docs/api.md has no ::: entry for {name}"
+            module, _, attribute = entries[name].rpartition(".")
+            assert getattr(importlib.import_module(module), attribute) is value, name
+
+
+def test_the_tree_imports_only_public_names_from_the_package() -> None:
+    # A name left out of `__all__` is imported from its own module, so that the public API
+    # stays what `__all__` lists.
+    root = API.parents[1]
+    imported = re.compile(r"from offline_recall import (\([^)]*\)|[\w ,]+)")
+    found: dict[str, set[str]] = {}
+    for folder in ("tests", "benchmarks", "scripts"):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == "offline_recall":
+                    found.setdefault(str(path.relative_to(root)), set()).update(
+                        alias.name for alias in node.names
+                    )
+    for path in [root / "README.md", *(root / "docs").rglob("*.md")]:
+        for names in imported.findall(path.read_text(encoding="utf-8")):
+            words = re.findall(r"(\w+)(?:\s+as\s+\w+)?", names)
+            found.setdefault(str(path.relative_to(root)), set()).update(words)
+    strays = {where: sorted(names - set(offline_recall.__all__)) for where, names in found.items()}
+    assert {where: names for where, names in strays.items() if names} == {}
 
 
 def test_help_and_version_load_nothing_heavy(tmp_path: Path) -> None:
@@ -103,7 +167,8 @@ def test_applying_a_fitted_profile_needs_no_scikit_learn(tmp_path: Path) -> None
     # P(yes) with its stored coefficients: no fitting library is involved.
     code = f"""
     from pathlib import Path
-    from offline_recall import lexical_signals, load_profile
+    from offline_recall.judging.profile import load_profile
+    from offline_recall.judging.signals import lexical_signals
     profile = load_profile(Path({str(EXAMPLE.parents[2] / "models")!r})
                            / "smollm2-135m-instruct.v4.judge.json")
     assert not profile.is_plain

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -32,16 +33,17 @@ from offline_recall import (
     load_manifest,
     model_dir,
     run_evals,
-    split_sentences,
 )
 from offline_recall.cli import main
 from offline_recall.engines import engine_kind
 from offline_recall.engines.gbnf import schema_grammar
 from offline_recall.engines.openai import OpenAIOptions
+from offline_recall.engines.probed import ProbedServers
 from offline_recall.engines.server import Server
 from offline_recall.errors import ConfigurationError
-from offline_recall.scorers.recall.claims import claim_list_type
-from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.scorers.claims.prompts import load_prompts
+from offline_recall.scorers.claims.rules import claim_list_type
+from offline_recall.text import split_sentences
 
 from .conftest import EXAMPLE, RECALL, recall, run_cli
 from .servers import LLAMACPP_PYTHON, Faults, Proxy, ServerProcess, free_port
@@ -300,9 +302,10 @@ def test_the_command_line_records_the_server_and_verifies(front: Proxy, baseline
 def test_faults_a_500_is_retried_a_malformed_answer_is_its_rows_error(
     vllm_server: ServerProcess, tmp_path: Path
 ) -> None:
-    # One request at a time, so the POSTs come in a known order: two probes at start, then
-    # the extractions, one per ground-truth sentence (one sentence each here). The first
-    # extraction gets a 500 and is retried; the next is malformed.
+    # One request at a time, so the POSTs come in a known order: two probes at start (no
+    # server is remembered as probed), then the extractions, one per ground-truth sentence (one
+    # sentence each here). The first extraction gets a 500 and is retried; the next is malformed.
+    ProbedServers().clear()
     faults = Faults(fail_posts=(3,), malformed_posts=(5,), api_key=SECRET)
     data, out = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in ONE_SENTENCE_ROWS))
@@ -329,8 +332,10 @@ def test_faults_a_500_is_retried_a_malformed_answer_is_its_rows_error(
 def test_a_row_failed_by_a_5xx_is_retried_on_resume_a_malformed_one_is_not(
     vllm_server: ServerProcess, tmp_path: Path
 ) -> None:
-    # One request at a time, no retries: the two probes, then one extraction per row. The
-    # first row's extraction gets a 500 (transient), the second's a malformed answer (its own).
+    # One request at a time, no retries: the two probes (no server is remembered as probed),
+    # then one extraction per row. The first row's extraction gets a 500 (transient), the
+    # second's a malformed answer (its own).
+    ProbedServers().clear()
     data, out = tmp_path / "data.jsonl", tmp_path / "results.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in ONE_SENTENCE_ROWS))
     flags = ("--concurrency", "1", "-o", "retries=0")
@@ -348,6 +353,50 @@ def test_a_row_failed_by_a_5xx_is_retried_on_resume_a_malformed_one_is_not(
     assert recall(found[0])["status"] == "ok" and "transient" not in recall(found[0])
     assert found[1:] == first[1:]  # the malformed row stays failed, the rest are kept
     assert len(faults.seen) - asked < asked  # only the failed row is asked for again
+
+
+ACCESS = re.compile(r'"(GET|POST) (/v1/\S+) HTTP/[0-9.]+"')
+"""A request in the server's access log."""
+
+
+def _asked_since(log: Path, offset: int, expected: int) -> list[str]:
+    """The requests (`METHOD /path`) the server's access log shows after `offset` once it
+    shows `expected` of them (a line is written just after its answer), or after 10 s; read
+    again a second later, so that one more would be seen."""
+    deadline = time.monotonic() + 10
+    while len(_access(log, offset)) < expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)
+    return _access(log, offset)
+
+
+def _access(log: Path, offset: int) -> list[str]:
+    with log.open("rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    return [f"{m[1]} {m[2]}" for m in ACCESS.finditer(text)]
+
+
+@pytest.mark.model
+@pytest.mark.vllm
+@pytest.mark.server
+def test_a_server_is_probed_once_then_asked_only_what_it_serves(
+    vllm_server: ServerProcess,
+) -> None:
+    """Counted in vLLM's own access log: a first start asks what it serves and sends the two
+    probes; a later one against the same server only asks what it serves."""
+    assert vllm_server.log is not None
+    ProbedServers().clear()
+    options = {"base_url": vllm_server.url}
+    offset = vllm_server.log.stat().st_size
+    first = create_engine("openai", options=options)
+    probed = _asked_since(vllm_server.log, offset, 3)
+    offset = vllm_server.log.stat().st_size
+    second = create_engine("openai", options=options)
+    again = _asked_since(vllm_server.log, offset, 1)
+    assert sorted(probed) == ["GET /v1/models", "POST /v1/completions", "POST /v1/completions"]
+    assert again == ["GET /v1/models"]
+    assert first.dialect.name == second.dialect.name == "vllm"  # type: ignore[attr-defined]
 
 
 @pytest.mark.model

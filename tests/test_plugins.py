@@ -23,14 +23,17 @@ from click.testing import CliRunner
 
 from offline_recall import FakeEngine, run_evals
 from offline_recall.cli import main
-from offline_recall.scorers import SCORERS, scorer_kind
+from offline_recall.scorers import RECALL, SCORERS, scorer_kind
 from offline_recall.scorers.build import create_scorer
 from offline_recall.scorers.context import ContextOptions
 from offline_recall.scorers.plugins import GROUP
+from offline_recall.scorers.recall import ContextRecallScorer
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "write-a-scorer.md"
 PLUGIN = "question-coverage-scorer"
+SCORER = "QuestionCoverageScorer"
+"""The plugin's scorer class, its entry point's object."""
 BUILT_IN = (
     "context-recall-scorer",
     "context-precision-scorer",
@@ -181,11 +184,13 @@ def broken(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 @pytest.mark.parametrize(
     ("name", "value", "why"),
     [
-        (PLUGIN, "no_such_module:KIND", "ModuleNotFoundError: No module named 'no_such_module'"),
-        (PLUGIN, "json:dumps", "json:dumps is a function, not a ScorerKind"),
-        ("Question Coverage", "question_coverage:KIND", "its name is not a scorer id"),
-        ("other-scorer", "question_coverage:KIND", "has the id 'question-coverage-scorer'"),
-        ("context-recall-scorer", "question_coverage:KIND", "taken by a built-in scorer"),
+        (PLUGIN, "no_such_module:Scorer", "ModuleNotFoundError: No module named 'no_such_module'"),
+        (PLUGIN, "json:dumps", "json:dumps is a function, not a scorer class"),
+        (PLUGIN, "offline_recall.scorers.claims:ClaimScorer", "has no attribute 'id'"),
+        (PLUGIN, "question_coverage:Unit", "is the class Unit, not a scorer class"),
+        ("Question Coverage", f"question_coverage:{SCORER}", "its name is not a scorer id"),
+        ("other-scorer", f"question_coverage:{SCORER}", "has the id 'question-coverage-scorer'"),
+        ("context-recall-scorer", f"question_coverage:{SCORER}", "taken by a built-in scorer"),
     ],
 )
 def test_a_broken_plugin_is_one_line_and_the_built_in_scorers_stay(
@@ -210,7 +215,9 @@ def test_one_broken_plugin_leaves_the_others(
     broken: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _entry_points(
-        monkeypatch, ("aaa-scorer", "no_such_module:KIND"), (PLUGIN, "question_coverage:KIND")
+        monkeypatch,
+        ("aaa-scorer", "no_such_module:Scorer"),
+        (PLUGIN, f"question_coverage:{SCORER}"),
     )
     assert list(SCORERS) == [*BUILT_IN, PLUGIN]
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
@@ -219,7 +226,7 @@ def test_one_broken_plugin_leaves_the_others(
 
 
 def test_an_unknown_id_names_the_plugins_too(broken: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    _entry_points(monkeypatch, (PLUGIN, "question_coverage:KIND"))
+    _entry_points(monkeypatch, (PLUGIN, f"question_coverage:{SCORER}"))
     result = CliRunner().invoke(main, ["score", str(PAGE), "--scorer", "nope", "--backend", "fake"])
     assert result.exit_code != 0 and PLUGIN in result.output
 
@@ -228,9 +235,10 @@ def test_plugins_are_looked_for_only_when_scorers_are_listed_or_looked_up() -> N
     code = (
         "import importlib.metadata as m, offline_recall\n"
         "from offline_recall.scorers import SCORERS, scorer_kind\n"
+        "from offline_recall.scorers.plugins import GROUP\n"
         "calls = []\n"
         "real = m.entry_points\n"
-        "m.entry_points = lambda **k: calls.append(k) or real(**k)\n"
+        "m.entry_points = lambda **k: (k.get('group') == GROUP and calls.append(k)) or real(**k)\n"
         "scorer_kind('context-recall-scorer')\n"
         "print(len(calls))\n"
         "list(SCORERS)\n"
@@ -278,3 +286,9 @@ def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path
     assert "mean coverage" in _run(bin_ / "offline-recall", *command, env=env)
     scores = [json.loads(line)["results"][PLUGIN]["score"] for line in out.read_text().splitlines()]
     assert scores == [0.5, 1.0, 0.0]
+
+
+def test_each_built_in_scorer_is_registered_under_its_own_id() -> None:
+    for scorer_id, path in SCORERS.builtin_paths.items():
+        assert SCORERS[scorer_id].id == scorer_id, path
+    assert SCORERS[RECALL] is ContextRecallScorer

@@ -14,17 +14,17 @@ from offline_recall import (
     ConfigurationError,
     ContextPrecisionOptions,
     ContextRecallOptions,
-    Failed,
     FakeEngine,
-    ScorerRun,
     Status,
     create_context_precision_scorer,
     create_context_recall_scorer,
     read_results,
     run_evals,
-    threshold_profile,
 )
 from offline_recall.cli import main
+from offline_recall.engines import Failed
+from offline_recall.judging.profile import threshold_profile
+from offline_recall.scorers.base import ScorerInput
 from offline_recall.scorers.precision import PrecisionResult, Target, average_precision
 
 from .conftest import EXAMPLE, RECALL
@@ -186,7 +186,7 @@ def test_a_chunk_is_judged_against_a_typed_question_and_answer() -> None:
     """The judged unit names its question and answer; nothing is joined into one string and
     split again, and a classifier reads the pair the prompt says it asks about."""
     s = scorer(FakeEngine())
-    item = s.prepare(ScorerRun(input=QUESTION, ground_truth=ANSWER))
+    item = s.prepare(ScorerInput(input=QUESTION, ground_truth=ANSWER))
     assert not isinstance(item, PrecisionResult)
     unit = s.units(item)[0]
     assert (unit.target.question, unit.target.answer) == (QUESTION, ANSWER)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from offline_recall import ConfigurationError
-from offline_recall.scorers.recall import KIND
-from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.scorers.claims.prompts import load_prompts
+from offline_recall.scorers.recall import ContextRecallScorer
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "prompts_v1.json"
 
@@ -34,7 +34,7 @@ def test_judge_prompt_puts_the_context_before_the_claim() -> None:
 def test_unknown_version_lists_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match="known: v1"):
         load_prompts("v999")
-    assert "v1" in KIND.prompt_versions()
+    assert "v1" in ContextRecallScorer.prompt_versions()
 
 
 @pytest.mark.parametrize("version", ["v1", "v2", "v3", "v4"])

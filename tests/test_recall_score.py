@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from offline_recall import ClaimVerdict
+from offline_recall.scorers.claims.score import claim_score
 from offline_recall.scorers.context import ground_truth_text
-from offline_recall.scorers.recall.score import expected_recall, recall_score
+from offline_recall.scorers.recall.score import expected_recall
 
 
 def verdicts(*probabilities: float) -> list[ClaimVerdict]:
@@ -21,8 +22,8 @@ def test_expected_recall_is_the_mean_probability_times_scale_at_six_decimals() -
 
 
 def test_no_verdict_scores_zero() -> None:
-    assert recall_score([], 10) == 0.0
-    assert recall_score(verdicts(0.9, 0.1), 10) == 5.0
+    assert claim_score([], 10) == 0.0
+    assert claim_score(verdicts(0.9, 0.1), 10) == 5.0
 
 
 def test_a_ground_truth_that_is_not_text_is_judged_as_its_json() -> None:

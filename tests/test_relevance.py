@@ -127,7 +127,7 @@ def test_construction_fails_as_recall_does() -> None:
         Penalties(missing_context_per_item=-1)
 
 
-@pytest.mark.filterwarnings("ignore::offline_recall.ContextWarning")
+@pytest.mark.filterwarnings("ignore::offline_recall.scorers.context.ContextWarning")
 @pytest.mark.parametrize(("scale", "expected"), [(1, 1.0), (2, 2.0), (0, 1.0), (None, 1.0)])
 def test_no_context_gives_the_full_scale_without_a_model_call(
     scale: float | None, expected: float

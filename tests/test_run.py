@@ -12,14 +12,14 @@ from click.testing import CliRunner
 
 from offline_recall.cli import main
 from offline_recall.data.dataset import Dataset, open_dataset
-from offline_recall.runs.manifest import InputSpec, RunIdentity, RunManifest
-from offline_recall.runs.resolve import resolve_spec
-from offline_recall.runs.results import ItemRecord, OutputFormat
-from offline_recall.runs.run import ResultStore, run_dataset
-from offline_recall.runs.runner import LocalRun, RunProgress
-from offline_recall.runs.spec import RunSpec
-from offline_recall.runs.store import RunStore, default_store_path, manifest_path
-from offline_recall.runs.summary import Summary
+from offline_recall.runners.local import LocalRunner, RunProgress
+from offline_recall.runners.run import ResultStore, run_dataset
+from offline_recall.spec.manifest import InputSpec, RunIdentity, RunManifest
+from offline_recall.spec.resolve import resolve_spec
+from offline_recall.spec.run_spec import RunSpec
+from offline_recall.stores.results import ItemRecord, OutputFormat
+from offline_recall.stores.run_store import RunStore, default_store_path, manifest_path
+from offline_recall.stores.summary import Summary
 
 from .conftest import EXAMPLE
 
@@ -41,7 +41,7 @@ def test_the_run_function_writes_what_the_command_line_writes(tmp_path: Path) ->
             fake_spec(),
             open_dataset(EXAMPLE),
             InputSpec.of(EXAMPLE),
-            LocalRun(store),
+            LocalRunner(store),
             out,
             keep_records=True,
             say=said.append,
@@ -56,11 +56,11 @@ def test_a_second_run_on_the_store_says_what_it_holds_and_scores_nothing(tmp_pat
     out = tmp_path / "r.jsonl"
     spec, dataset, given = fake_spec(), open_dataset(EXAMPLE), InputSpec.of(EXAMPLE)
     with RunStore(default_store_path(out)) as store:
-        run_dataset(spec, dataset, given, LocalRun(store), out)
+        run_dataset(spec, dataset, given, LocalRunner(store), out)
     first = out.read_bytes()
     said: list[str] = []
     with RunStore(default_store_path(out)) as store:
-        run_dataset(spec, dataset, given, LocalRun(store), out, say=said.append)
+        run_dataset(spec, dataset, given, LocalRunner(store), out, say=said.append)
     assert out.read_bytes() == first
     assert said == [
         f"resuming: 12 of 12 rows are in the store {default_store_path(out)}; "
@@ -85,7 +85,7 @@ def test_a_new_local_store_is_removed_when_the_run_fails_before_a_row(tmp_path: 
             fake_spec(),
             open_dataset(EXAMPLE),
             InputSpec.of(EXAMPLE),
-            LocalRun(store, _failing_progress()),
+            LocalRunner(store, _failing_progress()),
             out,
         )
     assert not default_store_path(out).exists() and not out.exists()

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from offline_recall import ConfigurationError
-from offline_recall.scorers.context import answer_text, is_agent_input, question_text, run_fields
+from offline_recall.scorers.context import answer_text, input_fields, is_agent_input, question_text
 
 AGENT_INPUT = {
     "inputMessages": [],
@@ -97,18 +97,18 @@ def test_only_a_mapping_of_message_arrays_is_an_agent_input() -> None:
 
 
 def test_a_runs_fields_under_any_conventions_names() -> None:
-    given, others = run_fields(
+    given, others = input_fields(
         {"reference": "A.", "retrieved_contexts": ["c"], "question": "Q?", 7: "seven"}
     )
     assert given == {"ground_truth": "A.", "context": ["c"], "input": "Q?"}
     assert others == {"7": "seven"}
-    given, _ = run_fields({"ground_truths": ["A.", "B."], "context": ["c"]})
+    given, _ = input_fields({"ground_truths": ["A.", "B."], "context": ["c"]})
     assert given["ground_truth"] == "A.\nB."
 
 
 def test_two_names_of_one_field_are_refused_naming_both() -> None:
     with pytest.raises(ConfigurationError) as caught:
-        run_fields({"groundTruth": "A.", "ground_truth": "B."})
+        input_fields({"groundTruth": "A.", "ground_truth": "B."})
     assert str(caught.value) == (
         "both 'groundTruth' and 'ground_truth' given for the ground truth; give one"
     )
@@ -128,5 +128,5 @@ def test_a_context_that_is_not_a_list_of_strings_is_refused(
     raw: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ConfigurationError) as caught:
-        run_fields(raw)
+        input_fields(raw)
     assert str(caught.value) == message

@@ -9,14 +9,13 @@ import pytest
 from offline_recall import (
     ConfigurationError,
     ContextRecallOptions,
-    Failed,
     FakeEngine,
-    ScorerRun,
     Status,
     create_context_recall_scorer,
-    threshold_profile,
 )
-from offline_recall.scorers.base import round_half_up
+from offline_recall.engines import Failed
+from offline_recall.judging.profile import threshold_profile
+from offline_recall.scorers.base import ScorerInput, round_half_up
 
 CTX = ["The Eiffel Tower is in Paris.", "It was completed in 1889."]
 
@@ -183,7 +182,7 @@ def test_static_context_wins_for_plain_runs_when_both_are_given() -> None:
 def test_extractor_alone_is_used_for_any_run() -> None:
     fake = FakeEngine()
     s = create_context_recall_scorer(fake, ContextRecallOptions(context_extractor=lambda i, o: [o]))
-    assert s.run(ScorerRun(input="q", output="Paris.", ground_truth="Paris.")).score == 1
+    assert s.run(ScorerInput(input="q", output="Paris.", ground_truth="Paris.")).score == 1
 
 
 def test_a_failing_extractor_fails_only_its_run() -> None:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from offline_recall.cli import main
 
 from .conftest import EXAMPLE, RECALL, run_cli
+from .servers import Loopback, Reply
 
 
 def scored(tmp_path: Path, data: Path = EXAMPLE, backend: str = "fake") -> Path:
@@ -134,36 +135,9 @@ def test_repeats_and_resumes_are_byte_identical_across_processes(tmp_path: Path)
     assert resumed.read_bytes() == first.read_bytes()
 
 
-class _Recorder:
-    """A loopback HTTP server that records each request's path and headers, answering 404."""
-
-    def __init__(self) -> None:
-        import http.server
-        import threading
-
-        seen: list[tuple[str, dict[str, str]]] = []
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _record(self) -> None:
-                seen.append((self.path, dict(self.headers)))
-                self.send_response(404)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_GET = do_POST = _record
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.seen = seen
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def _recorder() -> Loopback:
+    """A loopback server that records each request, answering 404."""
+    return Loopback(lambda _: Reply(404))
 
 
 def _pointed_at_a_server(out: Path, url: str, key_env: str) -> None:
@@ -185,8 +159,7 @@ def test_verify_never_follows_a_recorded_server_or_reads_a_recorded_key(
 ) -> None:
     monkeypatch.setenv("MY_SECRET_TOKEN", "s3cret-value")
     out = scored(tmp_path)
-    recorder = _Recorder()
-    try:
+    with _recorder() as recorder:
         _pointed_at_a_server(out, recorder.url, "MY_SECRET_TOKEN")
         refused = CliRunner().invoke(main, ["verify", str(out)])
         assert refused.exit_code == 1
@@ -198,8 +171,6 @@ def test_verify_never_follows_a_recorded_server_or_reads_a_recorded_key(
         assert given.exit_code == 1
         assert f"contacting only {recorder.url}" in given.output
         assert recorder.seen, "the server named on the command line is the one asked"
-        for _, headers in recorder.seen:
-            assert "s3cret-value" not in json.dumps(headers)
-            assert "authorization" not in {k.lower() for k in headers}
-    finally:
-        recorder.close()
+        for request in recorder.seen:
+            assert "s3cret-value" not in json.dumps(request.headers)
+            assert "authorization" not in {k.lower() for k in request.headers}

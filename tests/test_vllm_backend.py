@@ -12,15 +12,15 @@ import pytest
 from offline_recall import (
     ContextRecallOptions,
     Engine,
-    LabelledPair,
     create_context_recall_scorer,
     create_engine,
-    fit_profile,
     load_manifest,
-    signal_values,
 )
 from offline_recall.engines.vllm import native_dtype
-from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.judging.calibrate import fit_profile
+from offline_recall.judging.judge import signal_values
+from offline_recall.judging.labelled import LabelledPair
+from offline_recall.scorers.claims.prompts import load_prompts
 
 from .conftest import EXAMPLE, RECALL, recall, run_cli
 from .test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED
@@ -168,11 +168,8 @@ def test_calibration_signals_on_vllm_match_transformers(engine: Engine, embedded
 def test_precision_on_vllm_matches_transformers(engine: Engine, embedded: Engine) -> None:
     """Relevance verdicts asked of the model on both engines: the same ranking score under the
     shipped profile, and P(yes) within bfloat16's margin under the plain rule."""
-    from offline_recall import (
-        ContextPrecisionOptions,
-        create_context_precision_scorer,
-        threshold_profile,
-    )
+    from offline_recall import ContextPrecisionOptions, create_context_precision_scorer
+    from offline_recall.judging.profile import threshold_profile
 
     from .test_precision import ANSWER, JUNK, RUN
 

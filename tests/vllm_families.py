@@ -21,8 +21,10 @@ from offline_recall import (
     load_manifest,
     resolve_spec,
 )
-from offline_recall.scorers.recall.claims import claim_list_type, parse_claims
-from offline_recall.scorers.recall.prompts import load_prompts
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.claims.prompts import load_prompts
+from offline_recall.scorers.claims.rules import claim_list_type, parse_claims
+from offline_recall.spec.resolve import resolve_recorded
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 CONTEXT = "Canberra is the capital city of Australia. It was chosen as a compromise."
@@ -68,7 +70,7 @@ def score(manifest: str) -> dict[str, object]:
     rows = _rows()
     started = time.perf_counter()
     spec = resolve_spec(manifest, engine="vllm", engine_options={"dtype": "float32"})
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     loaded = time.perf_counter()
     try:
         prompts = load_prompts("v2")

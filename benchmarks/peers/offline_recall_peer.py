@@ -26,17 +26,13 @@ from typing import Any, cast
 
 from local_server import MODEL_NAME, URL, Usage, counters, reset_prefix_cache, usage
 
-from offline_recall import (
-    ContextPrecisionScorer,
-    ContextRecallScorer,
-    JudgeProfile,
-    PrecisionResult,
-    ScorerRun,
-    Status,
-    load_manifest,
-    resolve_spec,
-)
-from offline_recall.judging.profile import threshold_profile
+from offline_recall import PrecisionResult, Status, load_manifest, resolve_spec
+from offline_recall.judging.profile import JudgeProfile, threshold_profile
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorers.base import ScorerInput
+from offline_recall.scorers.precision import ContextPrecisionScorer
+from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.spec.resolve import resolve_recorded
 
 RECALL = ContextRecallScorer.id
 PRECISION = ContextPrecisionScorer.id
@@ -72,12 +68,12 @@ def read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
 
 
-def recall_run(item: dict[str, Any]) -> ScorerRun:
-    return ScorerRun(ground_truth=item["ground_truth"], context=item["context"])
+def recall_run(item: dict[str, Any]) -> ScorerInput:
+    return ScorerInput(ground_truth=item["ground_truth"], context=item["context"])
 
 
-def precision_run(item: dict[str, Any]) -> ScorerRun:
-    return ScorerRun(input=item["question"], ground_truth=item["answer"], context=item["chunks"])
+def precision_run(item: dict[str, Any]) -> ScorerInput:
+    return ScorerInput(input=item["question"], ground_truth=item["answer"], context=item["chunks"])
 
 
 def row(item: dict[str, Any], result: Any) -> dict[str, Any]:
@@ -108,7 +104,7 @@ def main() -> None:
         scorers=[RECALL, PRECISION],
         profiles=model_profiles() if verdicts == "model" else None,
     )
-    scoring = spec.build()
+    scoring = Scoring.start(resolve_recorded(spec))
     tally = EngineTally(cast(Any, scoring.engine).llm) if engine == "vllm" else None
     report: dict[str, Any] = {"start_s": time.perf_counter() - starting}
 

@@ -1,20 +1,25 @@
-"""`offline-recall cache`: the claim cache kept across runs."""
+"""`offline-recall cache`: what is kept across runs, the claim cache and the probed servers."""
 
 from __future__ import annotations
 
 import click
 
-from ..runs.claim_cache import ClaimCache
+from ..engines.probed import ProbedServers
+from ..printable import printable
+from ..stores.claim_cache import ClaimCache
+from . import COMMANDS
 
 
-@click.group()
+@click.group(short_help=COMMANDS["cache"].help)
 def cache() -> None:
-    """The claim cache: claims extracted in earlier runs, reused by later ones."""
+    """The cache kept across runs: claims extracted in earlier runs, reused by later ones, and
+    which dialect each model server was found to honour, so it is not probed again."""
 
 
 @cache.command("info")
 def cache_info() -> None:
-    """Where the claim cache is, how many entries it holds, and its size."""
+    """Where the claim cache is, how many entries it holds, and its size; then each probed
+    model server and the dialect it honoured."""
     claims = ClaimCache()
     try:
         info = claims.info()
@@ -23,14 +28,25 @@ def cache_info() -> None:
     click.echo(f"location: {info.path}")
     click.echo(f"entries:  {info.entries}")
     click.echo(f"size:     {info.bytes} bytes")
+    servers = ProbedServers()
+    probed = servers.entries()
+    click.echo(f"servers:  {len(probed)} probed, {servers.size()} bytes in {servers.folder}")
+    for entry in probed:
+        server = entry.identity
+        click.echo(
+            f"  {printable(server.base_url, 200)} {server.endpoint} "
+            f"{printable(server.served_model, 80)}: {entry.dialect}"
+        )
 
 
 @cache.command("clear")
 def cache_clear() -> None:
-    """Remove every entry of the claim cache."""
+    """Remove every entry of the claim cache, and forget every probed server."""
     claims = ClaimCache()
     try:
         removed = claims.clear()
     finally:
         claims.close()
     click.echo(f"removed {removed} entries from {claims.path}")
+    servers = ProbedServers()
+    click.echo(f"forgot {servers.clear()} probed servers in {servers.folder}")

@@ -14,12 +14,12 @@ from ..errors import DatasetError
 from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
 from ..judging.profile import save_profile, user_profile_path
-from ..runs.calibration import Calibration
-from ..runs.calibration import calibrate as fit
-from ..runs.resolve import resolve_run
-from ..runs.scoring import Scoring
-from ..scorers import SCORERS, scorer_kind
-from ..scorers.recall import ID as RECALL
+from ..runners.calibration import Calibration
+from ..runners.calibration import calibrate as fit
+from ..runners.scoring import Scoring
+from ..scorers import RECALL, SCORERS, scorer_kind
+from ..spec.resolve import resolve_run
+from . import COMMANDS
 from .options import model_and_engine, parse_engine_options
 
 SMALL_SAMPLE = 50
@@ -68,7 +68,7 @@ def _losses(found: Calibration) -> list[str]:
     return losses
 
 
-@click.command()
+@click.command(short_help=COMMANDS["calibrate"].help)
 @click.option(
     "--data",
     required=True,

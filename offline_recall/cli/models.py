@@ -16,9 +16,10 @@ from ..engines.manifests import DEFAULT_MODEL, ModelManifest, bundled_manifests,
 from ..engines.pinning import PairOrder, pin_folder
 from ..engines.weights import WeightsState, cached_dir, install_weights, model_dir, weights_state
 from ..errors import OfflineRecallError
+from . import COMMANDS
 
 
-@click.group()
+@click.group(short_help=COMMANDS["models"].help)
 def models() -> None:
     """Pinned models: manifests and their weights."""
 

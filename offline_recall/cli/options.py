@@ -12,7 +12,6 @@ from ..engines import ENGINES
 from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError
 from ..scorers import scorer_kind
-from ..scorers.base import check_scale
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER = "offline_recall.server_options"
@@ -137,6 +136,8 @@ def fail_under_option(command: F) -> F:
 
 def finite_scale(ctx: click.Context, param: click.Parameter, value: float) -> float:
     """`--scale`: a finite number from 0 (meaning 1) to the largest scale."""
+    from ..scorers.base import check_scale
+
     try:
         check_scale(value)
     except ConfigurationError as e:

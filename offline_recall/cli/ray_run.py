@@ -7,26 +7,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
-from ..data.dataset import Dataset
-from ..runs.manifest import InputSpec
-from ..runs.ray_runner import RayOptions
-from ..runs.resolve import ResolvedRun
-from ..runs.run import RunOutcome, run_dataset
-from ..runs.shard_run import ShardRun
-from ..runs.shard_store import ShardFolder, default_shards_path
-from . import progress
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..data.dataset import Dataset
+    from ..runners.ray_workers import RayOptions
+    from ..runners.run import RunOutcome
+    from ..spec.manifest import InputSpec
+    from ..spec.resolve import ResolvedRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,6 +42,8 @@ def runner_options(command: F) -> F:
         shards, merge = kwargs.pop("shards"), kwargs.pop("merge")
         ray = None
         if name == "ray":
+            from ..runners.ray_workers import RayOptions
+
             ray = RayOptions(
                 address=options["ray_address"],
                 workers=options["workers"],
@@ -126,6 +120,14 @@ class _ShardBar:
     start, at most every `progress.EVERY` seconds as shards commit, and at the end."""
 
     def __init__(self, console: Console, total: int, done: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         self._console, self._total, self._done = console, total, done
         self._live = console.is_terminal
         self._printed: float | None = None
@@ -155,6 +157,8 @@ class _ShardBar:
             self._line()
 
     def shard(self, rows: int) -> None:
+        from . import progress
+
         self._scored += rows
         self._done += rows
         self._progress.update(self._task, advance=rows, rate=self._pace())
@@ -165,6 +169,8 @@ class _ShardBar:
 
     def _pace(self) -> str:
         """Rows per second since scoring began, and about how long the rest take."""
+        from . import progress
+
         seconds = max(time.perf_counter() - self._started, 1e-9)
         return progress.pace(self._scored, seconds, self._total - self._done) or "0.0 rows/s"
 
@@ -188,9 +194,13 @@ def score_on_ray(
 ) -> RunOutcome:
     """Score `dataset` on Ray into its shard folder, then write `out` from the shards (unless
     --no-merge). Returns the run's outcome: every record in it when `form` is a table."""
+    from ..runners.ray_shards import ShardRunner
+    from ..runners.run import run_dataset
+    from ..stores.shard_folder import ShardFolder, default_shards_path
+
     assert runner.ray is not None
     folder = ShardFolder(runner.shards or default_shards_path(out or Path("results.jsonl")))
-    store = ShardRun(
+    store = ShardRunner(
         folder,
         runner.ray,
         restart=restart,

@@ -11,12 +11,12 @@ from rich.console import Console
 from ..data.destinations import check_destinations, written_whole
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
-from ..runs.manifest import RunManifest
-from ..runs.results import ItemRecord, read_results
-from ..runs.store import manifest_path
-from ..runs.verify import Contact, verify_run
-from ..scorers import SCORERS
-from ..scorers.recall import ID as RECALL
+from ..runners.verify import Contact, verify_run
+from ..scorers import RECALL, SCORERS
+from ..spec.manifest import RunManifest
+from ..stores.results import ItemRecord, read_results
+from ..stores.run_store import manifest_path
+from . import COMMANDS
 from .options import parse_scorers
 from .progress import RunBar
 
@@ -167,7 +167,7 @@ def _gated_scorers(shared: list[str], chosen: str | None) -> list[str]:
     return [RECALL]
 
 
-@click.command()
+@click.command(short_help=COMMANDS["report"].help)
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--out",
@@ -180,7 +180,7 @@ def report(results: Path, out: Path) -> None:
     """Write a self-contained HTML report of a scored run (a file written by `score`)."""
     from ..report.html import report_chunks
     from ..report.views import report_view
-    from ..runs.results import iter_results
+    from ..stores.results import iter_results
 
     check_destinations([("--out", out)], {"RESULTS": results})
     # Two passes over the file, neither holding it: the summary of every row, then the items.
@@ -190,7 +190,7 @@ def report(results: Path, out: Path) -> None:
     click.echo(f"wrote {out} ({view.count} items)")
 
 
-@click.command()
+@click.command(short_help=COMMANDS["compare"].help)
 @click.argument(
     "runs",
     nargs=-1,
@@ -294,7 +294,7 @@ def compare(
         _gate(records, _run_names(runs), base, _gated_scorers(scorers, scorer_list), how, margin)
 
 
-@click.command()
+@click.command(short_help=COMMANDS["verify"].help)
 @click.argument("run", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--sample",

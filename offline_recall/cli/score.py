@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from ..data.dataset import open_dataset
-from ..data.destinations import check_destinations
-from ..data.fields import parse_mapping
-from ..judging.disclosure import NOTE, is_lexical_rule
-from ..runs.claim_cache import ClaimCache
-from ..runs.manifest import InputSpec
-from ..runs.resolve import resolve_run
-from ..runs.results import OutputFormat, output_format
-from ..runs.run import RunOutcome, run_dataset
-from ..runs.runner import LocalRun
-from ..runs.spec import RunSpec
-from ..runs.store import RunStore, default_store_path, manifest_path
-from ..scorers import SCORERS, scorer_kind
-from ..scorers.recall import ID as RECALL
+from ..scorers import RECALL, SCORERS, scorer_kind
+from . import COMMANDS
 from .options import (
     fail_under_option,
     finite_scale,
@@ -32,20 +19,19 @@ from .options import (
     parse_fail_under,
     parse_scorers,
 )
-from .progress import RunBar
 from .ray_run import Runner, runner_options, score_on_ray
-from .summary import (
-    failed_lines,
-    gate_failure,
-    items_table,
-    missing_truth_line,
-    profile_line,
-    summary_table,
-)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..runners.run import RunOutcome
+    from ..spec.run_spec import RunSpec
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     """Where results go and in which form: the format follows --out's extension unless given."""
+    from ..stores.results import OutputFormat, output_format
+
     if fmt == "table":
         return out, "table"
     chosen = OutputFormat(fmt) if fmt else (output_format(out) if out else OutputFormat.JSONL)
@@ -56,7 +42,7 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     return out or Path(f"results.{chosen.value}"), chosen.value
 
 
-@click.command()
+@click.command(short_help=COMMANDS["score"].help)
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @model_and_engine
 @judge_model_options
@@ -67,7 +53,7 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     default=(RECALL,),
     show_default=True,
     metavar="ID[,ID...]",
-    help=f"Scorers to run, comma-separated or repeated ({', '.join(SCORERS.builtin)}, or an "
+    help=f"Scorers to run, comma-separated or repeated ({', '.join(SCORERS.builtin_paths)}, or an "
     "installed plugin's: `offline-recall scorers` lists them); all in one pass.",
 )
 @click.option(
@@ -161,7 +147,13 @@ def score(
     an interruption scores only the rows not stored yet. The output file is written from the
     store once every row is in it.
     """
-    console = Console(stderr=True)
+    # Each module is imported where it is first needed, so that an input refused before
+    # scoring starts costs only the reading of it.
+    from ..data.dataset import open_dataset
+    from ..data.destinations import check_destinations
+    from ..data.fields import parse_mapping
+    from ..stores.run_store import default_store_path
+
     started = time.perf_counter()
     scorers = parse_scorers(",".join(scorer_list))
     gates = parse_fail_under(fail_under, scorers, scale)
@@ -179,13 +171,28 @@ def score(
     needing = [
         s
         for s in scorers
-        if scorer_kind(s).needs_ground_truth
+        if scorer_kind(s).needs_ground_truth()
         and not (has_output and scorer_kind(s).output_for_ground_truth)
     ]
     if needing and (
         missing := dataset.detection.missing_ground_truth(data.name, " and ".join(needing))
     ):
         raise click.ClickException(missing)
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..judging.disclosure import NOTE, is_lexical_rule
+    from ..runners.local import LocalRunner
+    from ..runners.run import run_dataset
+    from ..spec.manifest import InputSpec
+    from ..spec.resolve import resolve_run
+    from ..stores.claim_cache import ClaimCache
+    from ..stores.run_store import RunStore
+    from .progress import RunBar
+    from .summary import profile_line
+
+    console = Console(stderr=True)
     console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
     run = resolve_run(
         model,
@@ -216,7 +223,7 @@ def score(
     cache = None if no_cache else ClaimCache()
     try:
         with RunStore(store_path, restart=restart) as store:
-            local = LocalRun(store, RunBar(console, dataset.total), cache)
+            local = LocalRunner(store, RunBar(console, dataset.total), cache)
             outcome = run_dataset(
                 run, dataset, given, local, out, keep_records=form == "table", say=console.print
             )
@@ -229,6 +236,8 @@ def score(
 
 def _destinations(out: Path | None, store: Path | None) -> list[tuple[str, Path]]:
     """Every file a run writes: the results, the manifest beside them, the store and its log."""
+    from ..stores.run_store import manifest_path
+
     paths: list[tuple[str, Path]] = []
     if out is not None:
         paths += [("--out", out), ("the manifest beside --out", manifest_path(out))]
@@ -251,6 +260,11 @@ def _report(
 ) -> None:
     """The items (as a table), each scorer's summary, the first failed rows, where the results
     went, and the gates."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from .summary import failed_lines, gate_failure, items_table, missing_truth_line, summary_table
+
     seconds = time.perf_counter() - started
     summaries = outcome.summaries
     if form == "table":

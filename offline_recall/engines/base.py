@@ -78,7 +78,7 @@ class EngineIdentity(BaseModel):
     prompt_version: str | None = Field(
         default=None,
         description="A manifest's top-level prompt version, the older spelling of a scorer's "
-        "own: the default of the scorers that follow it (see ScorerKind.follows_manifest)",
+        "own: the default of the scorers that follow it (see ScorerDefinition.follows_manifest)",
     )
 
 

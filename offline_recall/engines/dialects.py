@@ -9,6 +9,8 @@ engine probes the dialects in this order and keeps the first the server honours.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,3 +65,21 @@ OPENAI = Dialect(
     choice=lambda words, ids: {"logit_bias": {str(i): 100 for i in ids}},
 )
 DIALECTS = (VLLM, LLAMA_CPP, OPENAI)
+
+
+def dialects_digest() -> str:
+    """The sha256 of what the dialects ask a server, in the order they are probed: a verdict
+    remembered for a server (see `probed.py`) holds only while this table is the same."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    table = [
+        {
+            "name": d.name,
+            "json": d.json(schema),
+            "choice": d.choice(("yes", "no"), (1, 2)),
+            "top_logprobs": d.top_logprobs,
+            "token_ids": d.token_ids,
+            "owners": None if d.owners is None else sorted(d.owners),
+        }
+        for d in DIALECTS
+    ]
+    return hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()

@@ -8,7 +8,9 @@ structured outputs under the JSON schema; a yes/no answer from one token under a
 answers, with its top log-probabilities, renormalised here over the answers.
 
 What the server can constrain is found out at start, by probes whose answers an unconstrained
-model would not give: a server that cannot constrain is refused, never guessed around.
+model would not give: a server that cannot constrain is refused, never guessed around. The
+verdict is remembered for that server (probed.py), so a later run against it asks only what it
+serves before scoring.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .dialects import DIALECTS, Dialect, Fields
 from .manifests import ModelManifest
+from .probed import ProbedServers, ServerIdentity
 from .served import Check, ServedModel, inspect_served
 from .server import Server
 from .weights import model_dir
@@ -104,7 +107,14 @@ class OpenAIEngine(PinnedEngine):
         self._identity = self.identity.model_copy(
             update={"fingerprint": self.served.fingerprint(manifest), "context_window": window}
         )
-        self.dialect = self._probe()
+        probed = ProbedServers()
+        server = ServerIdentity.of(self.server.base_url, options.endpoint, self.served, manifest)
+        remembered = probed.dialect(server)
+        if remembered is None:
+            self.dialect = self._probe()
+            probed.remember(server, self.dialect)
+        else:
+            self.dialect = remembered
 
     def close(self) -> None:
         """Nothing is held between calls: each call opens and closes its own connections."""

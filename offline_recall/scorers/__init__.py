@@ -1,34 +1,44 @@
-"""Scorers by id: one package each (its prompts, rules and result), one registry line each.
+"""Scorers by id: one class each, in a package of its own (its prompts, rules and result), and
+one registry line each.
 
-The ids are the reference scorers' (Mastra's), so `result.scores[scorer.id]` reads the same.
-Installed packages add scorers through the entry-point group `offline_recall.scorers` (see
-plugins.py); they are looked for the first time the registry is listed or asked for an id it
-does not hold.
+A scorer's class is its definition (see definition.py): the registry maps each id to it, and
+the command line, reports, run specs and calibration read it there. A built-in scorer's module
+is imported the first time its class is asked for, so listing the ids costs nothing. The ids
+are the reference scorers' (Mastra's), so `result.scores[scorer.id]` reads the same. Installed
+packages add scorers through the entry-point group `offline_recall.scorers` (see plugins.py);
+they are looked for the first time the registry is listed or asked for an id it does not hold.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ConfigurationError
-from . import faithfulness, precision, recall, relevance
-from .base import ScoreResult, ScorerKind
 from .plugins import Registry
+
+if TYPE_CHECKING:
+    from .base import ScoreResult
+    from .pipeline import ScorerClass
+
+RECALL = "context-recall-scorer"
+"""Context recall's id: the scorer a run uses when it names none."""
 
 SCORERS = Registry(
     {
-        recall.KIND.id: recall.KIND,
-        precision.KIND.id: precision.KIND,
-        faithfulness.KIND.id: faithfulness.KIND,
-        relevance.KIND.id: relevance.KIND,
+        RECALL: "offline_recall.scorers.recall:ContextRecallScorer",
+        "context-precision-scorer": "offline_recall.scorers.precision:ContextPrecisionScorer",
+        "faithfulness-scorer": "offline_recall.scorers.faithfulness:FaithfulnessScorer",
+        "context-relevance-scorer": "offline_recall.scorers.relevance:ContextRelevanceScorer",
     }
 )
 
 
-def scorer_kind(scorer_id: str) -> ScorerKind:
-    """The registered scorer `scorer_id`; an unknown id lists the known ones."""
-    kind = SCORERS.get(scorer_id)
-    if kind is None:
+def scorer_kind(scorer_id: str) -> ScorerClass:
+    """The class of the registered scorer `scorer_id`; an unknown id lists the known ones."""
+    found = SCORERS.get(scorer_id)
+    if found is None:
         raise ConfigurationError(f"unknown scorer {scorer_id!r}; known: {', '.join(SCORERS)}")
-    return kind
+    return found
 
 
 def result_type(scorer_id: str) -> type[ScoreResult]:
@@ -36,4 +46,4 @@ def result_type(scorer_id: str) -> type[ScoreResult]:
     return scorer_kind(scorer_id).result_type
 
 
-__all__ = ["SCORERS", "Registry", "ScorerKind", "result_type", "scorer_kind"]
+__all__ = ["RECALL", "SCORERS", "Registry", "result_type", "scorer_kind"]

@@ -1,20 +1,18 @@
-"""What every scorer shares: the run it scores, the result it gives, and its registry entry."""
+"""What every scorer shares: the item it scores, the result it gives, and its setup."""
 
 from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigurationError
 from ..frozen import Frozen as Frozen
 from ..judging.profile import JudgeProfile
-from . import prompting
 
 
 class Status(StrEnum):
@@ -34,10 +32,10 @@ class Status(StrEnum):
     """The item could not be scored; `error` says why and `score` is None."""
 
 
-class ScorerRun(BaseModel):
-    """One thing to score: what went in, what came out, and the labelled answer.
+class ScorerInput(BaseModel):
+    """One item to score: what went in, what came out, and the labelled answer.
 
-    `ground_truth` may also be given as `groundTruth`, the reference scorer's name. A run may
+    `ground_truth` may also be given as `groundTruth`, the reference scorer's name. An item may
     carry its own retrieved `context` (a row of a scored dataset): it is then scored against
     it, by `run`, `run_evals` and the command line alike, and the scorer's context options are
     not consulted (a `ContextWarning` says so when they name another source). `metadata` holds
@@ -51,6 +49,12 @@ class ScorerRun(BaseModel):
     ground_truth: Any = Field(default=None, alias="groundTruth")
     context: list[str] | None = None
     metadata: dict[str, Any] | None = None
+
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+"""A verdict's probability, from 0 to 1."""
+MaybeProbability = Annotated[float | None, Field(ge=0.0, le=1.0)]
+"""A probability from 0 to 1, or None where there is none (the model was not asked)."""
 
 
 class Judgment(Frozen):
@@ -104,15 +108,21 @@ class Scorer(Protocol):
     """Scores runs: one at a time, or many in one pass over the engine. The `progress` given
     to `run_many` (else `progress`, when set) is told how the batch's stages are going."""
 
-    id: str
-    name: str
-    description: str
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
     progress: Progress | None
 
-    def run(self, run: ScorerRun | Mapping[str, Any]) -> ScoreResult: ...
+    def run(self, run: ScorerInput | Mapping[str, Any]) -> ScoreResult: ...
 
     def run_many(
-        self, runs: Sequence[ScorerRun | Mapping[str, Any]], *, progress: Progress | None = None
+        self, runs: Sequence[ScorerInput | Mapping[str, Any]], *, progress: Progress | None = None
     ) -> Sequence[ScoreResult]: ...
 
     def error_result(self, message: str) -> ScoreResult: ...
@@ -132,103 +142,6 @@ class ScorerSetup(Frozen):
     judge_profile: JudgeProfile
     max_new_tokens: int = Field(default=512, gt=0, description="Bound on one generation")
     max_items: int = Field(default=12, gt=0, description="Bound on a generated list")
-
-
-READS = ("ground truth", "output", "context", "question")
-"""What a scorer may read of a run (see `ScorerKind.reads`)."""
-
-
-@dataclass(frozen=True)
-class ScorerKind:
-    """A registered scorer: its class, how its results read, and where its prompts live.
-
-    Its id, names, description and result type are its class's. Everything else a scorer
-    does (batching, memo, failures, progress, stamping) is the pipeline's (pipeline.py);
-    building it is `build.build_scorer`'s.
-    """
-
-    scorer: Callable[..., Scorer]
-    """The scorer class: `(engine, options or None when runs carry their context, setup, *,
-    claim_cache, judge, judge_prompt)`; see `build.build_scorer`."""
-    measure: str
-    """What the score measures, in a word: "recall"."""
-    unit: str
-    """What its verdicts judge, plural: "claims"."""
-    positive: str
-    """What a positive verdict is called: "supported"."""
-    prompts: str
-    """The package holding its prompt sets, one `<version>.toml` each."""
-    labelled_statement: Callable[[Mapping[str, Any]], Hashable]
-    """What a labelled row's context is judged against, for calibration (see labelled.py)."""
-    statuses: tuple[Status, ...]
-    """The statuses its results may have besides ok and error, as summaries list them."""
-    separate_judge: bool = False
-    """Whether it judges claims against the context: a second model (a fine-tuned verifier)
-    may then judge while the first extracts, and a model's own judge prompt is asked."""
-    follows_manifest: bool = False
-    """Whether the prompt version a model's manifest names is its default."""
-    profile_scorer: str | None = None
-    """The scorer whose judge profiles it uses (None: its own); its judged units must be the
-    same (a claim against a context chunk)."""
-    output_for_ground_truth: bool = False
-    """Whether a run without a ground truth is judged against its output instead."""
-    reads: tuple[str, ...] = ()
-    """What it reads of a run, from `READS`, as `offline-recall scorers` lists it."""
-    levels: tuple[str, ...] = ()
-    """The levels of a graded verdict, best first; none for a yes/no verdict."""
-
-    @property
-    def id(self) -> str:
-        return str(self.scorer.id)  # type: ignore[attr-defined]
-
-    @property
-    def name(self) -> str:
-        return str(self.scorer.name)  # type: ignore[attr-defined]
-
-    @property
-    def description(self) -> str:
-        return str(self.scorer.description)  # type: ignore[attr-defined]
-
-    @property
-    def result_type(self) -> type[ScoreResult]:
-        found: type[ScoreResult] = self.scorer.result_type  # type: ignore[attr-defined]
-        return found
-
-    @property
-    def build(self) -> Callable[..., Scorer]:
-        return self.scorer
-
-    @property
-    def needs_ground_truth(self) -> bool:
-        """Whether it reads the ground truth (a run without one scores 0 as no_ground_truth,
-        unless its output stands in: see `output_for_ground_truth`)."""
-        return Status.NO_GROUND_TRUTH in self.statuses
-
-    @property
-    def verdict(self) -> str:
-        """Its verdict kind, in words: "supported or not, per claim"."""
-        per = self.unit.removesuffix("s")
-        if self.levels:
-            return f"{', '.join(self.levels)}, per {per}"
-        return f"{self.positive} or not, per {per}"
-
-    @property
-    def profile_id(self) -> str:
-        """The scorer id its judge profiles are found and fitted under."""
-        return self.profile_scorer or self.id
-
-    def prompt_versions(self) -> list[str]:
-        return prompting.versions(self.prompts)
-
-    def prompt_file(self, version: str) -> bytes:
-        """The data file of a prompt version, as it is recorded in a run's manifest."""
-        return prompting.prompt_file(self.prompts, version)
-
-    def default_prompt_version(self, named: str | None) -> str:
-        """The prompt version for a model whose manifest names `version` (None: none named)."""
-        if self.follows_manifest and named:
-            return named
-        return self.prompt_versions()[-1]
 
 
 MAX_SCALE = 1e9

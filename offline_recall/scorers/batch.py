@@ -8,15 +8,15 @@ from typing import Any, TypeVar
 
 from ..engines.base import Done
 from ..errors import OfflineRecallError
-from .base import Progress, ScoreResult, ScorerRun
+from .base import Progress, ScoreResult, ScorerInput
 
 R = TypeVar("R", bound=ScoreResult)
-Run = ScorerRun | Mapping[str, Any]
+AnyInput = ScorerInput | Mapping[str, Any]
 
 
 def isolated(
-    runs: Sequence[Run],
-    score_batch: Callable[[Sequence[Run]], list[R]],
+    runs: Sequence[AnyInput],
+    score_batch: Callable[[Sequence[AnyInput]], list[R]],
     error_result: Callable[[str], R],
 ) -> list[R]:
     """`score_batch(runs)`; if the engine fails on the batch as a whole, the runs are scored
@@ -31,7 +31,9 @@ def isolated(
 
 
 def _alone(
-    run: Run, score_batch: Callable[[Sequence[Run]], list[R]], error_result: Callable[[str], R]
+    run: AnyInput,
+    score_batch: Callable[[Sequence[AnyInput]], list[R]],
+    error_result: Callable[[str], R],
 ) -> R:
     try:
         return score_batch([run])[0]

@@ -7,59 +7,82 @@ spec does, then builds through `build_scorer`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from ..engines import Engine, resolve_model
 from ..engines.manifests import ModelManifest
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
-from .base import Scorer, ScorerKind, ScorerSetup
+from .base import ScorerSetup
 from .context import ContextOptions
+from .definition import ScorerDefinition
+from .pipeline import Built, Pipeline
 from .setup import resolve_setup
 
 if TYPE_CHECKING:
-    from .recall.extraction import ClaimStore
+    from .claims import ClaimStore
+
+P = TypeVar("P", bound=Pipeline[Any, Any, Any])
 
 
-def refuse_judge(kind: ScorerKind) -> None:
+class EngineChoices(TypedDict, total=False):
+    """How a scorer's model runs and what decides its results, as the `create_*_scorer`
+    functions take them (by keyword; each may be left out)."""
+
+    engine: str
+    """The engine that runs a named model (default "transformers"); unused for a ready
+    `Engine`."""
+    engine_options: dict[str, Any] | None
+    """The engine's options for a named model (see the engine's documentation)."""
+    profile: JudgeProfile | None
+    """The judge profile that decides, in place of the calibrated or shipped one."""
+    prompt_version: str | None
+    """The prompt version, in place of the one the model's manifest names or the latest."""
+
+
+class ClaimChoices(EngineChoices, total=False):
+    """`EngineChoices`, and what a scorer on claims takes besides."""
+
+    claim_cache: ClaimStore | None
+    """Keeps extracted claims across runs (one cache can serve recall and faithfulness)."""
+    judge: str | ModelManifest | None
+    """A second pinned model (a fine-tuned verifier) that judges the claims while `model`
+    extracts them."""
+    judge_engine: str | None
+    """The engine that runs `judge` (default: `engine`)."""
+
+
+def refuse_judge(scorer: type[ScorerDefinition]) -> None:
     """Refuses a separate judge model for a scorer that asks its own model only."""
-    if not kind.separate_judge:
-        raise ConfigurationError(f"{kind.id} cannot be judged by a separate judge model")
+    if not scorer.separate_judge:
+        raise ConfigurationError(f"{scorer.id} cannot be judged by a separate judge model")
 
 
 def build_scorer(
-    kind: ScorerKind,
+    scorer: type[P],
     engine: Engine,
     options: ContextOptions | None,
     setup: ScorerSetup,
-    *,
-    claim_cache: ClaimStore | None = None,
-    judge: Engine | None = None,
-    judge_prompt: str | None = None,
-) -> Scorer:
-    """`kind`'s scorer on `engine` (and `judge`, a verifier, when given).
+    **built: Unpack[Built],
+) -> P:
+    """`scorer` (a scorer class) on `engine` (and `judge`, a verifier, when given).
 
     `judge_prompt` is the judging model's own yes/no question (its manifest's judge prompt
     file): scorers that judge claims against the context (those that take a separate judge)
-    ask it; the others ask their own question and leave it unused. A separate judge for a
+    ask it; the others ask their own question and are not given it. A separate judge for a
     scorer that takes none is refused.
     """
-    if judge is not None:
-        refuse_judge(kind)
-    return kind.build(
-        engine,
-        options,
-        setup,
-        claim_cache=claim_cache,
-        judge=judge,
-        judge_prompt=judge_prompt if kind.separate_judge else None,
-    )
+    if built.get("judge") is not None:
+        refuse_judge(scorer)
+    if not scorer.separate_judge:
+        built.pop("judge_prompt", None)
+    return scorer(engine, options, setup, **built)
 
 
 def create_scorer(
-    kind: ScorerKind,
+    scorer: type[P],
     model: str | ModelManifest | Engine,
-    options: ContextOptions,
+    options: ContextOptions | None,
     *,
     engine: str = "transformers",
     engine_options: dict[str, Any] | None = None,
@@ -68,11 +91,15 @@ def create_scorer(
     prompt_version: str | None = None,
     judge: str | ModelManifest | None = None,
     judge_engine: str | None = None,
-) -> Scorer:
-    """`kind`'s scorer on a model given by name, manifest or ready engine (see the
-    `create_*_scorer` functions), its setup resolved as a run spec resolves it."""
+) -> P:
+    """`scorer` (a scorer class) on a model given by name, manifest or ready engine (see the
+    `create_*_scorer` functions, and `EngineChoices` and `ClaimChoices` for the keywords), its
+    setup resolved as a run spec resolves it. `options` are required: None refuses, naming
+    the scorer's metric."""
+    if options is None:
+        options = scorer.options_type()  # raises: a context source is required
     if judge is not None:
-        refuse_judge(kind)
+        refuse_judge(scorer)
     manifest: ModelManifest | None = None
     if isinstance(model, Engine):
         built = model
@@ -88,7 +115,7 @@ def create_scorer(
         judge_built = judged.start()
     identity = (judge_built or built).identity
     setup = resolve_setup(
-        kind,
+        scorer,
         fingerprint=identity.fingerprint,
         scorers=built.identity.scorers,
         manifest_prompt_version=built.identity.prompt_version,
@@ -99,7 +126,7 @@ def create_scorer(
         profile=profile,
     )
     return build_scorer(
-        kind,
+        scorer,
         built,
         options,
         setup.setup,

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from ..data.fields import ground_truth_value, names_of
 from ..errors import ConfigurationError
-from .base import ScorerRun, check_scale
+from .base import ScorerInput, check_scale
 
 # C0 controls but tab, line feed and carriage return; DEL; and lone UTF-16 surrogates.
 _UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
@@ -102,20 +102,20 @@ def is_agent_output(value: Any) -> bool:
     return isinstance(value, list) and all(_is_message(m) for m in value)
 
 
-def is_agent_shaped(run: ScorerRun) -> bool:
+def is_agent_shaped(run: ScorerInput) -> bool:
     return is_agent_input(run.input) and is_agent_output(run.output)
 
 
-RUN_FIELDS = ("input", "output", "ground_truth", "context")
-"""The fields of a run, each read from any of the names the command line detects."""
+INPUT_FIELDS = ("input", "output", "ground_truth", "context")
+"""The fields of a scored item, each read from any of the names the command line detects."""
 
 
 class ContextWarning(UserWarning):
     """A run carries its own context, so the scorer's context options are not used for it."""
 
 
-def run_fields(
-    raw: Mapping[str, Any], fields: Sequence[str] = RUN_FIELDS
+def input_fields(
+    raw: Mapping[str, Any], fields: Sequence[str] = INPUT_FIELDS
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The `fields` a mapping holds, by their names here, and the keys it holds besides.
 
@@ -148,15 +148,15 @@ def run_fields(
     return given, others
 
 
-def as_run(raw: ScorerRun | Mapping[str, Any]) -> ScorerRun:
-    """A run given as a `ScorerRun` or a mapping of its fields, under any convention's names
-    (see `run_fields`); keys no scorer reads are kept as the run's `metadata`."""
-    if isinstance(raw, ScorerRun):
+def as_input(raw: ScorerInput | Mapping[str, Any]) -> ScorerInput:
+    """An item given as a `ScorerInput` or a mapping of its fields, under any convention's
+    names (see `input_fields`); keys no scorer reads are kept as the item's `metadata`."""
+    if isinstance(raw, ScorerInput):
         return raw
     if not isinstance(raw, Mapping):
-        raise ConfigurationError(f"a run is a ScorerRun or a mapping, got {type(raw).__name__}")
-    given, others = run_fields(raw)
-    return ScorerRun.model_validate({**given, "metadata": others or None})
+        raise ConfigurationError(f"an item is a ScorerInput or a mapping, got {type(raw).__name__}")
+    given, others = input_fields(raw)
+    return ScorerInput.model_validate({**given, "metadata": others or None})
 
 
 def _warn_options_unused(options: ContextOptions | None, own: list[str]) -> None:
@@ -185,7 +185,7 @@ def _caller_level() -> int:
     return level
 
 
-def context_texts(options: ContextOptions | None, run: ScorerRun) -> list[str]:
+def context_texts(options: ContextOptions | None, run: ScorerInput) -> list[str]:
     """The run's context chunks in retrieved order, control characters replaced, blank ones
     kept.
 
@@ -218,7 +218,7 @@ def context_texts(options: ContextOptions | None, run: ScorerRun) -> list[str]:
     return [clean_text(c) for c in chunks]
 
 
-def resolve_context(options: ContextOptions | None, run: ScorerRun) -> list[Chunk]:
+def resolve_context(options: ContextOptions | None, run: ScorerInput) -> list[Chunk]:
     """The run's non-blank context chunks, each with its position in the list it came from."""
     return [Chunk(i, c) for i, c in enumerate(context_texts(options, run)) if c.strip()]
 

@@ -6,24 +6,31 @@ judge in one pass, the verdicts remembered (failures forgotten, to be tried agai
 that breaks retried run by run (see `isolated`), progress, and every result stamped with the
 model, prompt version, judge profile and library version.
 
-A scorer declares only its own parts: `prepare` (a run -> an item, or an early result),
-`generate` (optional: e.g. claims for each item), `units` (an item's judged units, typed, each
-naming the (evidence, statement) pair the judge decides) and `aggregate` (an item's verdicts ->
-its score and reason).
+A scorer is one subclass of `Pipeline`: its class attributes are its definition (see
+definition.py), its methods its own parts: `question` (how the judge asks about one unit),
+`prepare` (a run -> an item, or an early result), `generate` (optional: e.g. claims for each
+item), `units` (an item's judged units, typed, each naming the (evidence, statement) pair the
+judge decides) and `aggregate` (an item's verdicts -> its score and reason). Every scorer is
+built with the same arguments (see `Pipeline.__init__`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Unpack
 
 from .._version import __version__
 from ..engines import Engine, Failed
+from ..errors import ConfigurationError
 from ..judging.judge import Assessment, Judge, Pair, Question
-from .base import Progress, ScoreResult, ScorerRun, ScorerSetup, Status
+from .base import Progress, ScoreResult, ScorerInput, ScorerSetup, Status
 from .batch import isolated, stage
-from .context import ContextOptions, as_run
+from .context import ContextOptions, as_input
+from .definition import ScorerDefinition
 from .memo import Memo
+
+if TYPE_CHECKING:
+    from .claims.extraction import ClaimStore
 
 VERDICTS_REMEMBERED = 8192
 
@@ -41,44 +48,70 @@ U = TypeVar("U", bound=JudgedUnit)
 R = TypeVar("R", bound=ScoreResult)
 
 
-class Pipeline(Generic[T, U, R]):
-    """A scorer's batch skeleton: `run`, `run_many`, `error_result` and the verdict memo.
+class Built(TypedDict, total=False):
+    """What a scorer is built with besides its engine, options and setup, by keyword."""
 
-    Subclasses set `id`, `name`, `description`, `result_type` and `judged` (the progress
-    stage of their verdicts), and define `prepare`, `units` and `aggregate` (and `generate`
-    when they produce something per item before judging).
+    claim_cache: ClaimStore | None
+    """Claims kept across runs, for a scorer that extracts them."""
+    judge: Engine | None
+    """A second model (a fine-tuned verifier) that judges the units; else the engine judges."""
+    judge_prompt: str | None
+    """The judging model's own yes/no question about a claim (its manifest's judge prompt
+    file), for a scorer that judges claims against the context."""
+
+
+class Pipeline(ScorerDefinition, Generic[T, U, R]):
+    """A scorer: its definition (`ScorerDefinition`'s class attributes) and the batch skeleton
+    every scorer runs on (`run`, `run_many`, `error_result` and the verdict memo).
+
+    Subclasses set the definition's attributes, and define `question`, `prepare`, `units` and
+    `aggregate` (and `generate` when they produce something per item before judging).
     """
-
-    id: str
-    name: str
-    description: str
-    result_type: ClassVar[type[ScoreResult]]
-    judged: ClassVar[str] = "verdicts judged"
 
     def __init__(
         self,
         engine: Engine,
         options: ContextOptions | None,
         setup: ScorerSetup,
-        question: Question[Any],
-        *,
-        judge: Engine | None = None,
+        **built: Unpack[Built],
     ) -> None:
+        """The scorer on `engine` (and `judge`, a verifier, when given), reading each run's
+        context through `options` (None: the runs carry their own), deciding as `setup` says.
+
+        Every scorer is built with these arguments (see `Built` and `build.build_scorer`); one
+        that does not judge claims against the context (`separate_judge`) asks its own
+        question, so it refuses a judge prompt.
+        """
+        self.judge_prompt = built.get("judge_prompt")
+        """The judging model's own question about a claim, for a scorer that judges claims."""
+        if self.judge_prompt is not None and not self.separate_judge:
+            raise ConfigurationError(f"{self.name} asks its own question; it takes no judge prompt")
+        self.claim_cache = built.get("claim_cache")
+        """Claims kept across runs, for a scorer that extracts them."""
         self.engine = engine
-        self.judge_engine = judge or engine
+        self.judge_engine = built.get("judge") or engine
         """The engine that judges the units: a separate verifier, else the scorer's engine."""
         self.options = options
         self.setup = setup
         self.progress: Progress | None = None
         """Told how each batch's stages go when `run_many` is given no progress of its own."""
         self._batch_progress: Progress | None = None
-        self.judge = Judge(self.judge_engine, question, setup.judge_profile)
+        self.judge: Judge[Any] = self.make_judge()
         # Identical pairs are sent to the judge once.
         self._verdicts: Memo[Pair[Any], Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
 
     # What a scorer declares ---------------------------------------------------------------
 
-    def prepare(self, run: ScorerRun) -> T | R:
+    def question(self) -> Question[Any]:
+        """How the judge asks the model about one unit: the prompt and the two answer words."""
+        raise NotImplementedError
+
+    def make_judge(self) -> Judge[Any]:
+        """The judge of the units (optional): by default `question` asked on the judging
+        engine, decided under the setup's judge profile."""
+        return Judge(self.judge_engine, self.question(), self.setup.judge_profile)
+
+    def prepare(self, run: ScorerInput) -> T | R:
         """The run made ready for the model, or its result when nothing needs judging."""
         raise NotImplementedError
 
@@ -118,12 +151,12 @@ class Pipeline(Generic[T, U, R]):
         found = self._verdicts.lookup(list(dict.fromkeys(pairs)), self.judge.assess)
         return [found[pair] for pair in pairs]
 
-    def run(self, run: ScorerRun | Mapping[str, Any]) -> R:
+    def run(self, run: ScorerInput | Mapping[str, Any]) -> R:
         """Score one run: `score` in [0, scale], a `reason`, and its verdicts."""
         return self.run_many([run])[0]
 
     def run_many(
-        self, runs: Sequence[ScorerRun | Mapping[str, Any]], *, progress: Progress | None = None
+        self, runs: Sequence[ScorerInput | Mapping[str, Any]], *, progress: Progress | None = None
     ) -> list[R]:
         """Score many runs in one pass over the engine; one run's failure is its own result
         (see `isolated`). `progress` (else the scorer's `progress`) is told how the batch's
@@ -172,14 +205,14 @@ class Pipeline(Generic[T, U, R]):
         )
         return made  # type: ignore[return-value]
 
-    def _prepare(self, raw: ScorerRun | Mapping[str, Any]) -> T | R:
+    def _prepare(self, raw: ScorerInput | Mapping[str, Any]) -> T | R:
         try:
-            return self.prepare(as_run(raw))
+            return self.prepare(as_input(raw))
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
 
     def _score_batch(
-        self, runs: Sequence[ScorerRun | Mapping[str, Any]], progress: Progress | None
+        self, runs: Sequence[ScorerInput | Mapping[str, Any]], progress: Progress | None
     ) -> list[R]:
         prepared = [self._prepare(r) for r in runs]
         items = {i: p for i, p in enumerate(prepared) if not isinstance(p, ScoreResult)}
@@ -210,3 +243,7 @@ class Pipeline(Generic[T, U, R]):
                 judged = {k: a for k, a in own.items() if isinstance(a, Assessment)}
                 results.append(self.aggregate(item, judged))
         return results
+
+
+ScorerClass: TypeAlias = type[Pipeline[Any, Any, Any]]
+"""A scorer's class, as the registry holds it: its definition, and how it is built."""

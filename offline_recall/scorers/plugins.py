@@ -4,24 +4,28 @@
 A plugin's distribution declares, in its `pyproject.toml`:
 
     [project.entry-points."offline_recall.scorers"]
-    my-scorer = "my_package:KIND"
+    my-scorer = "my_package:MyScorer"
 
-The entry point's name is the scorer's id; its object is a `ScorerKind`. Plugins are loaded
-once, the first time the registry is listed or asked for an id, never at import. A plugin that
-cannot be loaded (an import error, an object that is not a `ScorerKind`, a bad id, an id that a
-built-in scorer or an earlier plugin holds) is skipped with one line on stderr, and the other
-scorers stay usable.
+The entry point's name is the scorer's id; its object is the scorer's class (a subclass of
+`pipeline.Pipeline`). Plugins are loaded once, the first time the registry is listed or asked
+for an id, never at import. A plugin that cannot be loaded (an import error, an object that is
+not a scorer class, a bad id, an id that a built-in scorer or an earlier plugin holds) is
+skipped with one line on stderr, and the other scorers stay usable.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib import metadata
+from typing import TYPE_CHECKING
 
-from .base import ScorerKind
+if TYPE_CHECKING:
+    from importlib import metadata
+
+    from .pipeline import ScorerClass
 
 GROUP = "offline_recall.scorers"
 """The entry-point group a package registers its scorers under."""
@@ -34,7 +38,7 @@ ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 class Plugin:
     """A scorer an installed package registered, and where it came from."""
 
-    kind: ScorerKind
+    scorer: ScorerClass
     distribution: str
     """The name of the distribution that declares the entry point."""
 
@@ -56,27 +60,36 @@ def _distribution(entry: metadata.EntryPoint) -> str:
     return found.name if found is not None else "an unknown distribution"
 
 
-def _check(entry: metadata.EntryPoint, taken: Mapping[str, object]) -> ScorerKind:
-    """The entry point's scorer kind; raises ValueError or ImportError saying what is wrong."""
+def _check(entry: metadata.EntryPoint, taken: Mapping[str, object]) -> ScorerClass:
+    """The entry point's scorer class; raises ValueError or ImportError saying what is wrong."""
     if not ID.fullmatch(entry.name):
         raise ValueError("its name is not a scorer id (lower-case words joined by hyphens)")
     if entry.name in taken:
         raise ValueError(f"the id {entry.name} is taken by {taken[entry.name]}")
-    kind = entry.load()
-    if not isinstance(kind, ScorerKind):
-        raise ValueError(f"{entry.value} is a {type(kind).__name__}, not a ScorerKind")
-    if kind.id != entry.name:
-        raise ValueError(f"{entry.value} has the id {kind.id!r}, not the entry point's name")
-    if not kind.prompt_versions():
-        raise ValueError(f"its prompts package {kind.prompts} holds no <version>.toml")
-    return kind
+    from .pipeline import Pipeline
+
+    found = entry.load()
+    if not (isinstance(found, type) and issubclass(found, Pipeline)):
+        what = (
+            f"the class {found.__name__}"
+            if isinstance(found, type)
+            else f"a {type(found).__name__}"
+        )
+        raise ValueError(f"{entry.value} is {what}, not a scorer class (a Pipeline subclass)")
+    if found.id != entry.name:
+        raise ValueError(f"{entry.value} has the id {found.id!r}, not the entry point's name")
+    if not found.prompt_versions():
+        raise ValueError(f"its prompts package {found.prompt_package} holds no <version>.toml")
+    return found
 
 
-def load_plugins(builtin: Mapping[str, ScorerKind]) -> tuple[dict[str, Plugin], list[BrokenPlugin]]:
+def load_plugins(builtin: Iterable[str]) -> tuple[dict[str, Plugin], list[BrokenPlugin]]:
     """Every scorer registered under `GROUP`, by id, and the entry points that were skipped;
     each skipped one is told on stderr in one line."""
     found: dict[str, Plugin] = {}
     broken: list[BrokenPlugin] = []
+    from importlib import metadata
+
     for entry in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
         distribution = _distribution(entry)
         taken = {
@@ -84,7 +97,7 @@ def load_plugins(builtin: Mapping[str, ScorerKind]) -> tuple[dict[str, Plugin], 
             **{sid: p.distribution for sid, p in found.items()},
         }
         try:
-            kind = _check(entry, taken)
+            scorer = _check(entry, taken)
         except Exception as e:  # a plugin's own failure: skip it, keep the others
             reason = " ".join(str(e).split()) or type(e).__name__
             if not isinstance(e, ValueError):
@@ -93,39 +106,53 @@ def load_plugins(builtin: Mapping[str, ScorerKind]) -> tuple[dict[str, Plugin], 
             broken.append(skipped)
             print(f"offline-recall: warning: {skipped}", file=sys.stderr)
             continue
-        found[kind.id] = Plugin(kind, distribution)
+        found[scorer.id] = Plugin(scorer, distribution)
     return found, broken
 
 
-class Registry(Mapping[str, ScorerKind]):
-    """The scorers by id: the built-in ones, then the plugins' (loaded on first use)."""
+class Registry(Mapping[str, "ScorerClass"]):
+    """The scorer classes by id: the built-in ones (each imported when first asked for), then
+    the plugins' (loaded on first use)."""
 
-    def __init__(self, builtin: Mapping[str, ScorerKind]) -> None:
-        self.builtin: Mapping[str, ScorerKind] = dict(builtin)
-        """The scorers this package ships, without loading any plugin."""
+    def __init__(self, builtin: Mapping[str, str]) -> None:
+        self.builtin_paths: dict[str, str] = dict(builtin)
+        """The scorers this package ships: id -> "module:Class", imported when first used."""
+        self._builtin: dict[str, ScorerClass] = {}
         self._plugins: dict[str, Plugin] | None = None
         self._broken: list[BrokenPlugin] = []
 
     def _all(self) -> dict[str, Plugin]:
         if self._plugins is None:
-            self._plugins, self._broken = load_plugins(self.builtin)
+            self._plugins, self._broken = load_plugins(self.builtin_paths)
         return self._plugins
 
-    def __getitem__(self, scorer_id: str) -> ScorerKind:
-        if scorer_id in self.builtin:
-            return self.builtin[scorer_id]
-        return self._all()[scorer_id].kind
+    def _builtin_class(self, scorer_id: str) -> ScorerClass:
+        if scorer_id not in self._builtin:
+            module, name = self.builtin_paths[scorer_id].split(":")
+            found: ScorerClass = getattr(importlib.import_module(module), name)
+            self._builtin[scorer_id] = found
+        return self._builtin[scorer_id]
+
+    @property
+    def builtin(self) -> dict[str, ScorerClass]:
+        """The scorers this package ships, by id, without loading any plugin."""
+        return {scorer_id: self._builtin_class(scorer_id) for scorer_id in self.builtin_paths}
+
+    def __getitem__(self, scorer_id: str) -> ScorerClass:
+        if scorer_id in self.builtin_paths:
+            return self._builtin_class(scorer_id)
+        return self._all()[scorer_id].scorer
 
     def __iter__(self) -> Iterator[str]:
-        yield from self.builtin
+        yield from self.builtin_paths
         yield from self._all()
 
     def __len__(self) -> int:
-        return len(self.builtin) + len(self._all())
+        return len(self.builtin_paths) + len(self._all())
 
     def source(self, scorer_id: str) -> str:
         """Where a scorer comes from: "built-in", or the distribution of its plugin."""
-        if scorer_id in self.builtin:
+        if scorer_id in self.builtin_paths:
             return "built-in"
         return self._all()[scorer_id].distribution
 

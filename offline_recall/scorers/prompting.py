@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ..engines import Message, Prompt
 from ..errors import ConfigurationError
 
 
@@ -50,6 +51,18 @@ def fenced(text: str, tags: Sequence[str]) -> str:
     """
     return _delimiters(tuple(tags)).sub(
         lambda m: f"\u2039{m.group(1)}{m.group(2)}{m.group(3)}\u203a", text
+    )
+
+
+def chunk_prompt(messages: Sequence[Message], head: str, chunk: str, target: object) -> Prompt:
+    """The prompt judging `chunk` against `target` (its text read by the judge's word signals),
+    asked in `messages`; `head`, the prompt up to the chunk, is shared by every chunk judged
+    against the same target."""
+    return Prompt(
+        messages=tuple(messages),
+        shared=head,
+        pair=(chunk, str(target)),
+        fields=(chunk, str(target)),
     )
 
 

@@ -8,7 +8,8 @@ from typing import NamedTuple
 from ..engines.base import ScorerDefaults
 from ..engines.manifests import Decoding
 from ..judging.profile import FoundProfile, JudgeProfile, ProfileOrigin, find_profile
-from .base import ScorerKind, ScorerSetup
+from .base import ScorerSetup
+from .definition import ScorerDefinition
 
 
 class ResolvedSetup(NamedTuple):
@@ -17,7 +18,7 @@ class ResolvedSetup(NamedTuple):
 
 
 def resolve_setup(
-    kind: ScorerKind,
+    scorer: type[ScorerDefinition],
     *,
     fingerprint: str,
     scorers: Mapping[str, ScorerDefaults],
@@ -28,7 +29,7 @@ def resolve_setup(
     prompt_version: str | None = None,
     profile: JudgeProfile | None = None,
 ) -> ResolvedSetup:
-    """What decides `kind`'s results on a model: the prompt version asked for (else the one
+    """What decides `scorer`'s results on a model: the prompt version asked for (else the one
     the model's manifest names for the scorer, else the scorer's latest), the list bound the
     manifest names, and the profile given (else the user's calibrated one, else the shipped
     one, else the manifest's plain threshold).
@@ -36,16 +37,18 @@ def resolve_setup(
     `scorers` are the manifest's `[scorers.<id>]` tables: the scorer's own, else that of the
     scorer whose prompts and profiles it shares; `manifest_prompt_version` and `decoding`'s
     `max_claims` are their older spellings, read when the table does not say."""
-    own = scorers.get(kind.id) or scorers.get(kind.profile_id) or ScorerDefaults()
+    own = scorers.get(scorer.id) or scorers.get(scorer.profile_id()) or ScorerDefaults()
     version = (
-        prompt_version or own.prompt_version or kind.default_prompt_version(manifest_prompt_version)
+        prompt_version
+        or own.prompt_version
+        or scorer.default_prompt_version(manifest_prompt_version)
     )
-    if version not in kind.prompt_versions():
-        kind.prompt_file(version)  # raises, naming the known versions
+    if version not in scorer.prompt_versions():
+        scorer.prompt_file(version)  # raises, naming the known versions
     found = (
         FoundProfile(profile, ProfileOrigin.GIVEN, None)
         if profile is not None
-        else find_profile(kind.profile_id, fingerprint, version, threshold)
+        else find_profile(scorer.profile_id(), fingerprint, version, threshold)
     )
     decoding = decoding or Decoding()
     setup = ScorerSetup(

@@ -9,12 +9,10 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from ...judging.judge import Assessment, Pair
-from ..base import ScorerRun, Status
-from ..context import answer_text
-from ..recall.claim_scorer import ClaimItem, ClaimScorer
-from ..recall.result import ClaimsResult, ClaimVerdict
-from ..recall.score import explain as recall_explain
-from ..recall.score import recall_score
+from ..base import ScorerInput, Status
+from ..claims import ClaimItem, ClaimScorer, ClaimsResult
+from ..context import ContextOptions, answer_text
+from ..recall import ID as RECALL
 from .reading import NotAClaim, read_answer
 
 ID = "faithfulness-scorer"
@@ -44,6 +42,12 @@ class FaithfulnessResult(ClaimsResult):
         return () if value is None else value  # a Parquet column holds null where unset
 
 
+class FaithfulnessOptions(ContextOptions):
+    """Faithfulness's options: `context` or `context_extractor` (or both), and `scale`."""
+
+    metric: ClassVar[str] = "faithfulness"
+
+
 @dataclass(frozen=True)
 class AnswerItem(ClaimItem):
     """An output made ready for the model, with the sentences that are not claims."""
@@ -53,17 +57,6 @@ class AnswerItem(ClaimItem):
 
 def _set_aside_text(set_aside: Sequence[NotAClaim]) -> str:
     return "Not claims: " + "; ".join(f"'{n.text}' ({n.reason})" for n in set_aside) + "."
-
-
-def explain(verdicts: Sequence[ClaimVerdict], score: float) -> str:
-    """A readable reason: the score, the claims supported with their chunk, the others."""
-    return recall_explain(
-        verdicts,
-        score,
-        claims="claims in the output",
-        found_label="Supported",
-        missing_label="Not supported",
-    )
 
 
 class FaithfulnessScorer(ClaimScorer[FaithfulnessResult]):
@@ -77,10 +70,20 @@ class FaithfulnessScorer(ClaimScorer[FaithfulnessResult]):
     id = ID
     name = NAME
     description = DESCRIPTION
+    options_type = FaithfulnessOptions
     result_type = FaithfulnessResult
-    noun: ClassVar[str] = "outputs"
+    measure = "faithfulness"
+    statuses = (Status.NO_CLAIMS, Status.NO_CONTEXT)
+    reads = ("output", "context")
+    profile_scorer = RECALL
 
-    def prepare(self, run: ScorerRun) -> ClaimItem | FaithfulnessResult:
+    noun = "outputs"
+    counted = "claims in the output"
+    found_label = "Supported"
+    missing_label = "Not supported"
+    no_claims_reason = NO_CLAIMS_REASON
+
+    def prepare(self, run: ScorerInput) -> ClaimItem | FaithfulnessResult:
         """The output read whole (`read_answer`): its statements are extracted clause by
         clause, and the sentences that state nothing are kept beside the result."""
         output = answer_text(run.output)
@@ -105,15 +108,8 @@ class FaithfulnessScorer(ClaimScorer[FaithfulnessResult]):
         reason = f"{result.reason} {_set_aside_text(item.set_aside)}"
         return result.model_copy(update={"not_claims": item.set_aside, "reason": reason})
 
-    def claimed_text(self, run: ScorerRun) -> str | FaithfulnessResult:
+    def claimed_text(self, run: ScorerInput) -> str | FaithfulnessResult:
         output = answer_text(run.output)
         if output is None:  # an empty output has no claims: 0, as in the reference
             return self.result(0.0, NO_OUTPUT_REASON, Status.NO_CLAIMS)
         return output
-
-    def no_claims(self) -> FaithfulnessResult:
-        return self.result(0.0, NO_CLAIMS_REASON, Status.NO_CLAIMS)
-
-    def conclude(self, verdicts: list[ClaimVerdict]) -> FaithfulnessResult:
-        score = recall_score(verdicts, self.scale)
-        return self.result(score, explain(verdicts, score), Status.OK, verdicts=tuple(verdicts))

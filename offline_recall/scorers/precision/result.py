@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..base import Frozen, Judgment, ScoreResult
+from ..base import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
 
 
 class ChunkVerdict(Frozen):
@@ -12,16 +12,12 @@ class ChunkVerdict(Frozen):
 
     chunk_index: int = Field(description="The chunk's position in the run's context")
     relevant: bool
-    probability: float = Field(
-        ge=0.0,
-        le=1.0,
+    probability: Probability = Field(
         description="The judge profile's probability that the chunk is relevant (its best "
         "piece, for a chunk cut to fit the model); relevant when it reaches the threshold",
     )
-    model_p_yes: float | None = Field(
+    model_p_yes: MaybeProbability = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
         description="The model's own P(yes) for that piece; None when the profile does not ask "
         "the model",
     )

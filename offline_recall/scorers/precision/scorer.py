@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, ClassVar
 
-from ...engines import Engine
-from ...errors import ConfigurationError
 from ...judging.judge import Assessment, Pair, Question
-from ...text import pack
-from ..base import NO_CONTEXT_REASON, ScorerRun, ScorerSetup, Status
-from ..context import ContextOptions, answer_text, context_texts, ground_truth_text, question_text
-from ..pipeline import Pipeline
+from ..base import NO_CONTEXT_REASON, ScorerInput, Status
+from ..chunks import ChunkItem, ChunkScorer
+from ..context import (
+    ContextOptions,
+    answer_text,
+    context_texts,
+    ground_truth_text,
+    question_text,
+)
+from . import prompts as prompt_sets
 from .prompts import PromptSet, Target, load_prompts
 from .result import ChunkVerdict, PrecisionResult
 from .score import NO_ANSWER_REASON, explain, precision_score
@@ -25,109 +29,72 @@ DESCRIPTION = (
 )
 
 
-@dataclass(frozen=True)
-class RelevanceUnit:
-    """A judged unit: is this piece of a retrieved chunk useful for arriving at the answer?"""
+class ContextPrecisionOptions(ContextOptions):
+    """Context precision's options: `context` or `context_extractor` (or both), and `scale`."""
 
-    chunk_index: int
-    piece: str
-    target: Target
-    """The question (if any) and the expected answer."""
-
-    @property
-    def pair(self) -> Pair[Target]:
-        return (self.piece, self.target)
+    metric: ClassVar[str] = "context precision"
 
 
-@dataclass(frozen=True)
-class RelevanceItem:
-    """A run made ready for the model: what its chunks are judged against, and each chunk's
-    pieces that fit the model (none for a blank chunk)."""
-
-    target: Target
-    pieces: list[list[str]]
-
-
-class ContextPrecisionScorer(Pipeline[RelevanceItem, RelevanceUnit, PrecisionResult]):
+class ContextPrecisionScorer(ChunkScorer[Target, PrecisionResult]):
     """Scores whether a run's retrieved chunks are relevant to its expected answer, and ranked
     first. Build it with `create_context_precision_scorer` (or from a run spec).
 
     A chunk is judged against the run's ground truth when it has one, else its output.
+    Precision asks its own relevance question: it extracts nothing and takes no judge prompt.
     """
 
     id = ID
     name = NAME
     description = DESCRIPTION
+    options_type = ContextPrecisionOptions
     result_type = PrecisionResult
-    judged = "chunks judged"
+    prompt_package = prompt_sets.__name__
+    measure = "precision"
+    statuses = (Status.NO_GROUND_TRUTH, Status.NO_CONTEXT)
+    reads = ("question", "ground truth", "output", "context")
+    output_for_ground_truth = True
 
-    def __init__(
-        self,
-        engine: Engine,
-        options: ContextOptions | None,
-        setup: ScorerSetup,
-        *,
-        claim_cache: object = None,
-        judge: Engine | None = None,
-        judge_prompt: str | None = None,
-    ) -> None:
-        """`claim_cache` is unused (precision extracts nothing); precision asks its own
-        relevance question, so a judge prompt (a claim question) is refused."""
-        if judge_prompt is not None:
-            raise ConfigurationError(
-                "context precision asks its own question; it takes no judge prompt"
-            )
-        self.prompts: PromptSet = load_prompts(setup.prompt_version)
-        question = Question(
-            self.prompts.judge_prompt, self.prompts.judge.yes, self.prompts.judge.no
-        )
-        super().__init__(engine, options, setup, question, judge=judge)
+    @staticmethod
+    def labelled_statement(record: Mapping[str, Any]) -> Target:
+        """A labelled precision row's statement: its question (optional) and answer."""
+        answer, question = record.get("answer"), record.get("question")
+        if not isinstance(answer, str) or not answer.strip():
+            raise ValueError("answer must be a non-empty string")
+        if question is not None and not isinstance(question, str):
+            raise ValueError("question must be a string")
+        return Target(question, answer)
+
+    @cached_property
+    def prompts(self) -> PromptSet:
+        return load_prompts(self.setup.prompt_version)
+
+    def question(self) -> Question[Target]:
+        return Question(self.prompts.judge_prompt, self.prompts.judge.yes, self.prompts.judge.no)
 
     @cached_property
     def context_budget(self) -> int:
         """Tokens one chunk may take beside an empty question and answer."""
         return self.budget(Target("", ""))
 
-    def budget(self, against: Target) -> int:
-        """Tokens one chunk may take beside this question and answer, leaving room for the
-        one-token verdict; a longer chunk is cut into pieces, and is relevant if a piece is."""
-        around = self.judge_engine.prompt_tokens(self.prompts.judge_prompt("", against))
-        return max(2, self.judge_engine.identity.context_window - around - 1)
-
-    def prepare(self, run: ScorerRun) -> RelevanceItem | PrecisionResult:
+    def prepare(self, run: ScorerInput) -> ChunkItem[Target] | PrecisionResult:
         answer = ground_truth_text(run.ground_truth) or answer_text(run.output)
         if answer is None:
             return self.result(0.0, NO_ANSWER_REASON, Status.NO_GROUND_TRUTH)
         chunks = context_texts(self.options, run)
         if not any(c.strip() for c in chunks):  # nothing to judge: no model call
             return self.result(0.0, NO_CONTEXT_REASON, Status.NO_CONTEXT)
-        against = Target(question_text(run.input), answer)
-        budget, count = self.budget(against), self.judge_engine.count_tokens
-        return RelevanceItem(
-            target=against,
-            pieces=[pack(c, budget, count) if c.strip() else [] for c in chunks],
-        )
-
-    def units(self, item: RelevanceItem) -> list[RelevanceUnit]:
-        return [
-            RelevanceUnit(index, piece, item.target)
-            for index, pieces in enumerate(item.pieces)
-            for piece in pieces
-        ]
+        return self.chunk_item(Target(question_text(run.input), answer), chunks)
 
     def aggregate(
-        self, item: RelevanceItem, assessed: Mapping[Pair[Target], Assessment]
+        self, item: ChunkItem[Target], assessed: Mapping[Pair[Target], Assessment]
     ) -> PrecisionResult:
-        verdicts = [
-            self._verdict(index, [assessed[(piece, item.target)] for piece in pieces])
-            for index, pieces in enumerate(item.pieces)
-        ]
+        best = self.best_pieces(item, assessed)
+        verdicts = [self._verdict(index, found) for index, found in enumerate(best)]
         score = precision_score(verdicts, self.scale)
         return self.result(score, explain(verdicts, score), Status.OK, verdicts=tuple(verdicts))
 
-    def _verdict(self, index: int, pieces: list[Assessment]) -> ChunkVerdict:
+    def _verdict(self, index: int, best: Assessment | None) -> ChunkVerdict:
         """A chunk's best piece decides; a blank chunk is judged irrelevant without asking."""
-        best = max(pieces, key=lambda a: a.probability, default=None)
         if best is None:
             return ChunkVerdict(chunk_index=index, relevant=False, probability=0.0)
         return ChunkVerdict(
@@ -138,4 +105,4 @@ class ContextPrecisionScorer(Pipeline[RelevanceItem, RelevanceUnit, PrecisionRes
         )
 
 
-__all__ = ["DESCRIPTION", "ID", "NAME", "ContextPrecisionScorer", "RelevanceUnit"]
+__all__ = ["DESCRIPTION", "ID", "NAME", "ContextPrecisionScorer"]

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from ..base import ScorerRun, Status
-from ..context import ground_truth_text
-from .claim_scorer import ClaimScorer
-from .extraction import ClaimStore
-from .result import ClaimVerdict, RecallResult
-from .score import (
-    NO_CLAIMS_REASON,
-    NO_GROUND_TRUTH_REASON,
-    expected_recall,
-    explain,
-    recall_score,
-)
+from ..base import ScorerInput, Status
+from ..claims import ClaimScorer, ClaimVerdict
+from ..context import ContextOptions, ground_truth_text
+from .result import RecallResult
+from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, expected_recall
 
 ID = "context-recall-scorer"
 NAME = "Context Recall Scorer"
@@ -23,6 +16,12 @@ DESCRIPTION = (
     "How much of a ground-truth answer the retrieved context supports: the share of its "
     "atomic claims a judge finds in the context"
 )
+
+
+class ContextRecallOptions(ContextOptions):
+    """Context recall's options: `context` or `context_extractor` (or both), and `scale`."""
+
+    metric: ClassVar[str] = "context recall"
 
 
 class ContextRecallScorer(ClaimScorer[RecallResult]):
@@ -35,27 +34,25 @@ class ContextRecallScorer(ClaimScorer[RecallResult]):
     id = ID
     name = NAME
     description = DESCRIPTION
+    options_type = ContextRecallOptions
     result_type = RecallResult
-    noun: ClassVar[str] = "ground truths"
+    measure = "recall"
+    statuses = (Status.NO_GROUND_TRUTH, Status.NO_CLAIMS, Status.NO_CONTEXT)
+    reads = ("ground truth", "context")
 
-    def claimed_text(self, run: ScorerRun) -> str | RecallResult:
+    noun = "ground truths"
+    counted = "ground-truth claims"
+    no_claims_reason = NO_CLAIMS_REASON
+
+    def claimed_text(self, run: ScorerInput) -> str | RecallResult:
         ground_truth = ground_truth_text(run.ground_truth)
         if ground_truth is None:
             return self.result(0.0, NO_GROUND_TRUTH_REASON, Status.NO_GROUND_TRUTH)
         return ground_truth
 
-    def no_claims(self) -> RecallResult:
-        return self.result(0.0, NO_CLAIMS_REASON, Status.NO_CLAIMS)
-
-    def conclude(self, verdicts: list[ClaimVerdict]) -> RecallResult:
-        score = recall_score(verdicts, self.scale)
-        return self.result(
-            score,
-            explain(verdicts, score),
-            Status.OK,
-            verdicts=tuple(verdicts),
-            expected_recall=expected_recall(verdicts, self.scale),
-        )
+    def conclude(self, verdicts: list[ClaimVerdict], **fields: Any) -> RecallResult:
+        expected = expected_recall(verdicts, self.scale)
+        return super().conclude(verdicts, expected_recall=expected, **fields)
 
 
-__all__ = ["DESCRIPTION", "ID", "NAME", "ClaimStore", "ContextRecallScorer"]
+__all__ = ["DESCRIPTION", "ID", "NAME", "ContextRecallScorer"]

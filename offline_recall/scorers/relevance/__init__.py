@@ -9,15 +9,11 @@ chunk holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Unpack
 
 from ...engines import Engine
 from ...engines.manifests import DEFAULT_MODEL, ModelManifest
-from ...judging.profile import JudgeProfile
-from ..base import ScorerKind, Status
-from ..build import create_scorer
-from . import prompts
+from ..build import EngineChoices, create_scorer
 from .options import ContextRelevanceOptions, Penalties
 from .prompts import Target
 from .result import ChunkRelevance, Level, LevelProbabilities, RelevanceResult
@@ -25,39 +21,10 @@ from .score import relevance_score
 from .scorer import ID, ContextRelevanceScorer
 
 
-def _labelled_statement(record: Mapping[str, Any]) -> Target:
-    """A labelled relevance row's statement: its question and response (either optional, one
-    required)."""
-    question, response = record.get("question"), record.get("response", record.get("answer"))
-    for name, value in (("question", question), ("response", response)):
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"{name} must be a string")
-    if not (question or "").strip() and not (response or "").strip():
-        raise ValueError("give a question or a response")
-    return Target(question, response)
-
-
-KIND = ScorerKind(
-    scorer=ContextRelevanceScorer,
-    measure="relevance",
-    unit="chunks",
-    positive="relevant",
-    prompts=prompts.__name__,
-    labelled_statement=_labelled_statement,
-    statuses=(Status.NO_CONTEXT,),
-    reads=("question", "output", "context"),
-    levels=tuple(level.value for level in Level),
-)
-
-
 def create_context_relevance_scorer(
     model: str | ModelManifest | Engine = DEFAULT_MODEL,
     options: ContextRelevanceOptions | None = None,
-    *,
-    engine: str = "transformers",
-    engine_options: dict[str, Any] | None = None,
-    profile: JudgeProfile | None = None,
-    prompt_version: str | None = None,
+    **choices: Unpack[EngineChoices],
 ) -> ContextRelevanceScorer:
     """A context relevance scorer on a local, pinned model.
 
@@ -66,24 +33,11 @@ def create_context_relevance_scorer(
     empty `context`) and may set `penalties`. A run without context chunks scores the full
     scale, as in the reference.
     """
-    if options is None:
-        options = ContextRelevanceOptions()  # raises: a context source is required
-    scorer = create_scorer(
-        KIND,
-        model,
-        options,
-        engine=engine,
-        engine_options=engine_options,
-        profile=profile,
-        prompt_version=prompt_version,
-    )
-    assert isinstance(scorer, ContextRelevanceScorer)
-    return scorer
+    return create_scorer(ContextRelevanceScorer, model, options, **choices)
 
 
 __all__ = [
     "ID",
-    "KIND",
     "ChunkRelevance",
     "ContextRelevanceOptions",
     "ContextRelevanceScorer",

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from ..base import Frozen, Judgment, ScoreResult
+from ..base import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
 
 
 class Level(StrEnum):
@@ -25,10 +25,10 @@ WEIGHTS = {Level.HIGH: 1.0, Level.MEDIUM: 0.7, Level.LOW: 0.3, Level.NONE: 0.0}
 class LevelProbabilities(Frozen):
     """The probability of each level (they sum to 1)."""
 
-    high: float = Field(ge=0.0, le=1.0)
-    medium: float = Field(ge=0.0, le=1.0)
-    low: float = Field(ge=0.0, le=1.0)
-    none: float = Field(ge=0.0, le=1.0)
+    high: Probability
+    medium: Probability
+    low: Probability
+    none: Probability
 
 
 class ChunkRelevance(Frozen):
@@ -39,17 +39,13 @@ class ChunkRelevance(Frozen):
         description="The highest level that, with the levels above it, has even odds or better"
     )
     used: bool = Field(description="The response reflects one of the chunk's sentences")
-    probability: float = Field(
-        ge=0.0,
-        le=1.0,
+    probability: Probability = Field(
         description="The judge profile's probability that the chunk is relevant (high or "
         "medium; its best piece, for a chunk cut to fit the model)",
     )
     levels: LevelProbabilities
-    model_weight: float | None = Field(
+    model_weight: MaybeProbability = Field(
         default=None,
-        ge=0.0,
-        le=1.0,
         description="The model's expected level weight from its four-way answer for that "
         "piece; None when the profile does not ask the model",
     )

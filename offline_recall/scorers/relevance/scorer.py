@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from ...engines import Engine, Failed
 from ...engines.base import Done
-from ...errors import ConfigurationError
 from ...judging.judge import DECIMALS, Assessment, Judge, Pair, Question, model_pairs
 from ...judging.profile import MODEL_SIGNAL, JudgeProfile
 from ...judging.signals import LEXICAL_SIGNALS, lexical_signals
-from ...text import pack
-from ..base import ScorerRun, ScorerSetup, Status
-from ..context import ContextOptions, answer_text, context_texts, question_text
-from ..pipeline import Pipeline
+from ..base import ScorerInput, Status
+from ..chunks import ChunkItem, ChunkScorer
+from ..context import answer_text, context_texts, question_text
+from . import prompts as prompt_sets
 from .options import ContextRelevanceOptions, Penalties
 from .prompts import PromptSet, Target, load_prompts
 from .result import WEIGHTS, ChunkRelevance, Level, RelevanceResult
@@ -81,30 +80,7 @@ class LevelJudge(Judge[Target]):
         ]
 
 
-@dataclass(frozen=True)
-class ChunkUnit:
-    """A judged unit: how relevant is this piece of a chunk to the question and response?"""
-
-    chunk_index: int
-    piece: str
-    target: Target
-
-    @property
-    def pair(self) -> Pair[Target]:
-        return (self.piece, self.target)
-
-
-@dataclass(frozen=True)
-class RelevanceItem:
-    """A run made ready for the model: its target, its chunks, and each chunk's pieces that
-    fit the model (none for a blank chunk)."""
-
-    target: Target
-    chunks: list[str]
-    pieces: list[list[str]]
-
-
-class ContextRelevanceScorer(Pipeline[RelevanceItem, ChunkUnit, RelevanceResult]):
+class ContextRelevanceScorer(ChunkScorer[Target, RelevanceResult]):
     """Scores how relevant a run's retrieved chunks are to its question and response, and
     whether the response used them. Build it with `create_context_relevance_scorer` (or from a
     run spec).
@@ -112,76 +88,67 @@ class ContextRelevanceScorer(Pipeline[RelevanceItem, ChunkUnit, RelevanceResult]
     Each chunk gets a level (high, medium, low, none) with the probability of each, from the
     judge profile's probability of relevance; whether the response used it and what the
     response states that no chunk holds are lexical rules (see the prompt set's `[rules]`).
+    It asks its own four-way question: it extracts nothing and takes no judge prompt.
     """
 
     id = ID
     name = NAME
     description = DESCRIPTION
+    options_type = ContextRelevanceOptions
     result_type = RelevanceResult
-    judged = "chunks judged"
+    prompt_package = prompt_sets.__name__
+    measure = "relevance"
+    statuses = (Status.NO_CONTEXT,)
+    reads = ("question", "output", "context")
+    levels = tuple(level.value for level in Level)
 
-    def __init__(
-        self,
-        engine: Engine,
-        options: ContextOptions | None,
-        setup: ScorerSetup,
-        *,
-        claim_cache: object = None,
-        judge: Engine | None = None,
-        judge_prompt: str | None = None,
-    ) -> None:
-        """`claim_cache` is unused (nothing is extracted); context relevance asks its own
-        four-way question, so a judge prompt (a claim question) is refused."""
-        if judge_prompt is not None:
-            raise ConfigurationError(
-                "context relevance asks its own question; it takes no judge prompt"
-            )
-        self.prompts: PromptSet = load_prompts(setup.prompt_version)
+    @staticmethod
+    def labelled_statement(record: Mapping[str, Any]) -> Target:
+        """A labelled relevance row's statement: its question and response (either optional,
+        one required)."""
+        question, response = record.get("question"), record.get("response", record.get("answer"))
+        for name, value in (("question", question), ("response", response)):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"{name} must be a string")
+        if not (question or "").strip() and not (response or "").strip():
+            raise ValueError("give a question or a response")
+        return Target(question, response)
+
+    @cached_property
+    def prompts(self) -> PromptSet:
+        return load_prompts(self.setup.prompt_version)
+
+    def question(self) -> Question[Target]:
         levels = self.prompts.judge.levels
-        question = Question(self.prompts.judge_prompt, levels[0], levels[-1])
-        super().__init__(engine, options, setup, question, judge=judge)
-        self.judge = LevelJudge(self.judge_engine, question, levels, setup.judge_profile)
-        self.penalties = (
-            options.penalties if isinstance(options, ContextRelevanceOptions) else Penalties()
-        )
+        return Question(self.prompts.judge_prompt, levels[0], levels[-1])
+
+    def make_judge(self) -> LevelJudge:
+        """The judge reading the model's four-way answer (see `LevelJudge`)."""
+        levels = self.prompts.judge.levels
+        return LevelJudge(self.judge_engine, self.question(), levels, self.setup.judge_profile)
+
+    @property
+    def penalties(self) -> Penalties:
+        """What the score loses (the options', else the reference's defaults)."""
+        options = self.options
+        return options.penalties if isinstance(options, ContextRelevanceOptions) else Penalties()
 
     @cached_property
     def context_budget(self) -> int:
         """Tokens one chunk may take beside an empty question and response."""
         return self.budget(Target("", ""))
 
-    def budget(self, against: Target) -> int:
-        """Tokens one chunk may take beside this question and response, leaving room for the
-        one-token level; a longer chunk is cut into pieces, and its best piece decides."""
-        around = self.judge_engine.prompt_tokens(self.prompts.judge_prompt("", against))
-        return max(2, self.judge_engine.identity.context_window - around - 1)
-
-    def prepare(self, run: ScorerRun) -> RelevanceItem | RelevanceResult:
+    def prepare(self, run: ScorerInput) -> ChunkItem[Target] | RelevanceResult:
         chunks = context_texts(self.options, run)
         if not any(c.strip() for c in chunks):  # no context: full marks, no model call
             return self.result(1.0 * self.scale, NO_CONTEXT_REASON, Status.NO_CONTEXT)
-        against = Target(question_text(run.input), answer_text(run.output))
-        budget, count = self.budget(against), self.judge_engine.count_tokens
-        return RelevanceItem(
-            target=against,
-            chunks=chunks,
-            pieces=[pack(c, budget, count) if c.strip() else [] for c in chunks],
-        )
-
-    def units(self, item: RelevanceItem) -> list[ChunkUnit]:
-        return [
-            ChunkUnit(index, piece, item.target)
-            for index, pieces in enumerate(item.pieces)
-            for piece in pieces
-        ]
+        return self.chunk_item(Target(question_text(run.input), answer_text(run.output)), chunks)
 
     def aggregate(
-        self, item: RelevanceItem, assessed: Mapping[Pair[Target], Assessment]
+        self, item: ChunkItem[Target], assessed: Mapping[Pair[Target], Assessment]
     ) -> RelevanceResult:
-        verdicts = [
-            self._verdict(index, item, [assessed[(piece, item.target)] for piece in pieces])
-            for index, pieces in enumerate(item.pieces)
-        ]
+        best = self.best_pieces(item, assessed)
+        verdicts = [self._verdict(index, item, found) for index, found in enumerate(best)]
         rules = self.prompts.rules
         missing = missing_context(item.chunks, item.target.response, rules.found_share)
         unused = sum(1 for v in verdicts if v.level is Level.HIGH and not v.used)
@@ -196,10 +163,11 @@ class ContextRelevanceScorer(Pipeline[RelevanceItem, ChunkUnit, RelevanceResult]
             missing_context=tuple(missing),
         )
 
-    def _verdict(self, index: int, item: RelevanceItem, pieces: list[Assessment]) -> ChunkRelevance:
+    def _verdict(
+        self, index: int, item: ChunkItem[Target], best: Assessment | None
+    ) -> ChunkRelevance:
         """A chunk's best piece decides; a blank chunk is irrelevant without asking."""
         rules = self.prompts.rules
-        best = max(pieces, key=lambda a: a.probability, default=None)
         p = 0.0 if best is None else min(1.0, max(0.0, best.probability))
         return ChunkRelevance(
             chunk_index=index,
@@ -212,4 +180,4 @@ class ContextRelevanceScorer(Pipeline[RelevanceItem, ChunkUnit, RelevanceResult]
         )
 
 
-__all__ = ["DESCRIPTION", "ID", "NAME", "ChunkUnit", "ContextRelevanceScorer", "LevelJudge"]
+__all__ = ["DESCRIPTION", "ID", "NAME", "ContextRelevanceScorer", "LevelJudge"]

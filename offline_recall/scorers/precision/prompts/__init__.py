@@ -55,12 +55,7 @@ class PromptSet(prompting.VersionedPrompts):
         chunks retrieved for that question."""
         question, answer = target.question or "", target.answer
         head = self._fill(self.judge.user.split("$chunk")[0], question, answer, "")
-        return Prompt(
-            messages=tuple(self.judge_messages(chunk, target)),
-            shared=head,
-            pair=(chunk, str(target)),
-            fields=(chunk, str(target)),
-        )
+        return prompting.chunk_prompt(self.judge_messages(chunk, target), head, chunk, target)
 
 
 @cache

@@ -73,12 +73,7 @@ class PromptSet(prompting.VersionedPrompts):
         """The four-way prompt for one chunk; its question-and-response head is shared by all
         the chunks of that run."""
         head = self._fill(self.judge.user.split("$chunk")[0], target, "")
-        return Prompt(
-            messages=tuple(self.judge_messages(chunk, target)),
-            shared=head,
-            pair=(chunk, str(target)),
-            fields=(chunk, str(target)),
-        )
+        return prompting.chunk_prompt(self.judge_messages(chunk, target), head, chunk, target)
 
 
 @cache

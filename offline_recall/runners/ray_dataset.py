@@ -15,9 +15,9 @@ from ..data.dataset import RowReader, require_context
 from ..data.fields import detect
 from ..data.readers import InputFormat
 from ..engines import engine_kind
-from .ray_runner import RayOptions, Worker, actor_args, connect, require_ray
-from .results import parquet_row, parquet_schema
-from .spec import RunSpec
+from ..spec.run_spec import RunSpec
+from ..stores.results import parquet_row, parquet_schema
+from .ray_workers import RayOptions, Worker, actor_args, connect, require_ray
 
 
 class RecordScorer(Worker):

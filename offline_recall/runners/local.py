@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
-from ..scorers.base import Progress, ScoreResult, ScorerRun
-from .claim_cache import ClaimCache
-from .manifest import RunIdentity, RunManifest
-from .resolve import ResolvedRun
-from .results import ItemRecord, OutputFormat
+from ..scorers.base import Progress, ScoreResult, ScorerInput
+from ..spec.manifest import RunIdentity, RunManifest
+from ..spec.resolve import ResolvedRun
+from ..stores.claim_cache import ClaimCache
+from ..stores.results import ItemRecord, OutputFormat
+from ..stores.run_store import RunStore
+from ..stores.summary import Summary, windows
 from .run import Say
 from .scoring import Scoring
-from .store import RunStore
-from .summary import Summary, windows
 
 
 class RunProgress(Protocol):
@@ -54,7 +54,7 @@ def score_rows(
     without a model call. Every scorer scores the window in one pass, telling `progress` (if
     any) how its stages go."""
     runs = [
-        ScorerRun(input=r.input, output=r.output, ground_truth=r.ground_truth, context=r.context)
+        ScorerInput(input=r.input, output=r.output, ground_truth=r.ground_truth, context=r.context)
         for r in rows
         if isinstance(r, Row)
     ]
@@ -101,7 +101,7 @@ def score_into(
     return scored
 
 
-class LocalRun:
+class LocalRunner:
     """The local runner's side of a run (see `run.run_dataset`): rows scored here in windows, each
     window committed to `store`.
 

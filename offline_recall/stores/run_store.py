@@ -20,9 +20,9 @@ from pathlib import Path
 
 from ..data.destinations import replaced_whole, written_whole
 from ..errors import ConfigurationError
-from .manifest import RunIdentity, RunManifest
+from ..spec.manifest import RunIdentity, RunManifest
+from .lock import StoreLock
 from .results import ItemRecord, OutputFormat, open_writer
-from .store_lock import StoreLock
 from .summary import Summary, Tally
 
 _SCHEMA = """

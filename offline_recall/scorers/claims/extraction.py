@@ -14,8 +14,8 @@ from ...text import split_sentences
 from ..base import Progress, ScorerSetup
 from ..batch import stage
 from ..memo import Memo
-from .claims import claim_list_type, dedupe_claims, parse_claims, settle_claims, single_claim
 from .prompts import PromptSet
+from .rules import claim_list_type, dedupe_claims, parse_claims, settle_claims, single_claim
 
 EXTRACTIONS_REMEMBERED = 1024
 

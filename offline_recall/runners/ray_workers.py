@@ -37,15 +37,15 @@ from ..data.shards import Shard, ShardPlan, read_shards
 from ..engines import engine_kind
 from ..errors import ConfigurationError, MissingExtraError, OfflineRecallError
 from ..frozen import Frozen
-from .claim_cache import ClaimCache
-from .differences import installed_versions
-from .resolve import resolve_recorded
-from .results import ItemRecord
-from .runner import score_rows
+from ..spec.differences import installed_versions
+from ..spec.resolve import resolve_recorded
+from ..spec.run_spec import RunSpec
+from ..stores.claim_cache import ClaimCache
+from ..stores.results import ItemRecord
+from ..stores.shard_folder import ShardFolder
+from ..stores.summary import windows
+from .local import score_rows
 from .scoring import Scoring
-from .shard_store import ShardFolder
-from .spec import RunSpec
-from .summary import windows
 
 RAY_INSTALL = "pip install 'offline-recall[ray]'"
 MAX_READERS = 8

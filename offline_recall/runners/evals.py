@@ -9,9 +9,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigurationError
-from ..scorers.base import Scorer, ScoreResult, ScorerRun
-from ..scorers.context import run_fields
-from .summary import Summary, Tally, windows
+from ..scorers.base import Scorer, ScoreResult, ScorerInput
+from ..scorers.context import input_fields
+from ..stores.summary import Summary, Tally, windows
 
 WINDOW = 16
 """Items scored together: their prompts go to the engine as one batch."""
@@ -67,7 +67,7 @@ def _read_items(data: Sequence[Mapping[str, Any]]) -> list[_Item]:
             raise ValueError(f"item {index}: expected a mapping, got {type(item).__name__}")
         rest = {k: v for k, v in item.items() if k != "id"}
         try:
-            given, others = run_fields(rest, ITEM_FIELDS)
+            given, others = input_fields(rest, ITEM_FIELDS)
         except ConfigurationError as e:
             raise ValueError(f"item {index}: {e}") from e
         items.append(_Item(id=item.get("id"), **given, metadata=others or None))
@@ -109,7 +109,7 @@ def run_evals(
         for window in windows(items, WINDOW):
             outputs = list(pool.map(call, window))
             runs = [
-                ScorerRun(
+                ScorerInput(
                     input=item.input,
                     output=out,
                     ground_truth=item.ground_truth,
@@ -144,7 +144,7 @@ def run_evals(
     )
 
 
-def _score(scorer: Scorer, runs: list[ScorerRun], errors: list[str | None]) -> list[ScoreResult]:
+def _score(scorer: Scorer, runs: list[ScorerInput], errors: list[str | None]) -> list[ScoreResult]:
     """Score the runs whose target succeeded; the others become error results."""
     ok = [r for r, e in zip(runs, errors, strict=True) if e is None]
     scored = iter(scorer.run_many(ok))

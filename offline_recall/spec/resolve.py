@@ -20,12 +20,11 @@ from ..engines import ResolvedModel, resolve_model
 from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
-from ..scorers import scorer_kind
+from ..scorers import RECALL, scorer_kind
 from ..scorers.build import refuse_judge
-from ..scorers.recall import ID as RECALL
 from ..scorers.setup import resolve_setup
 from .differences import installed_versions
-from .spec import EngineSpec, JudgeSpec, RunSpec, ScorerSpec
+from .run_spec import EngineSpec, JudgeSpec, RunSpec, ScorerSpec
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""Claims of a text, each judged against the context: what context recall (the ground truth's
-claims) and faithfulness (the output's claims) share.
+"""Claims of a text, each judged against the context: the scorer that context recall (the
+ground truth's claims) and faithfulness (the output's claims) are.
 
-A scorer on it declares which text its claims come from (`claimed_text`), what it says when
-there are none (`no_claims`), and how the claims' verdicts become its result (`conclude`).
+A scorer on it declares which text its claims come from (`claimed_text`) and how its reason
+names them (`counted`, `found_label`, `missing_label`, `no_claims_reason`); its result is the
+supported share (`conclude`).
 """
 
 from __future__ import annotations
@@ -10,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
-from ...engines import Engine, Failed
+from ...engines import Failed
 from ...judging.judge import Assessment, Pair, Question
 from ...text import pack
-from ..base import NO_CONTEXT_REASON, ScoreResult, ScorerRun, ScorerSetup, Status
-from ..context import Chunk, ContextOptions, resolve_context
+from ..base import NO_CONTEXT_REASON, ScoreResult, ScorerInput, Status
+from ..context import Chunk, resolve_context
 from ..pipeline import Pipeline
-from .extraction import ClaimExtractor, ClaimStore
+from . import prompts as prompt_sets
+from .extraction import ClaimExtractor
 from .prompts import PromptSet, load_prompts, with_judge_prompt
 from .result import ClaimVerdict
+from .score import claim_score, explain_claims
 
 
 @dataclass(frozen=True)
@@ -49,51 +52,68 @@ R = TypeVar("R", bound=ScoreResult)
 
 
 class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
-    """Claims of a run's text -> a verdict per claim at its best chunk -> the scorer's result.
+    """Claims of a run's text -> a verdict per claim at its best chunk -> the supported share.
 
-    `extract` and `assess` are the scorer's own stages on their own, as it runs them.
+    Its prompts are the claim prompt sets (`claims.prompts`), a model's own judge question in
+    place of theirs when the judging model's manifest names one. `extract` and `assess` are the
+    scorer's own stages on their own, as it runs them.
     """
+
+    unit = "claims"
+    positive = "supported"
+    prompt_package = prompt_sets.__name__
+    separate_judge = True
+    follows_manifest = True
 
     noun: ClassVar[str] = "texts"
     """What the claimed texts are called in progress: "ground truths"."""
+    counted: ClassVar[str] = "claims"
+    """What the reason counts: "ground-truth claims"."""
+    found_label: ClassVar[str] = "Found"
+    """What heads the reason's list of supported claims."""
+    missing_label: ClassVar[str] = "Missing"
+    """What heads the reason's list of the other claims."""
+    no_claims_reason: ClassVar[str]
+    """The reason when the text yielded no claim."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        options: ContextOptions | None,
-        setup: ScorerSetup,
-        *,
-        claim_cache: ClaimStore | None = None,
-        judge: Engine | None = None,
-        judge_prompt: str | None = None,
-    ) -> None:
-        prompts = with_judge_prompt(load_prompts(setup.prompt_version), judge_prompt)
-        question = Question(prompts.judge_prompt, prompts.judge.yes, prompts.judge.no)
-        super().__init__(engine, options, setup, question, judge=judge)
-        self.extractor = ClaimExtractor(engine, prompts, setup, claim_cache, noun=self.noun)
+    @cached_property
+    def extractor(self) -> ClaimExtractor:
+        """The claims' generation stage: on the scorer's engine, with the claim prompt set of
+        the setup's version (asking the judging model's own question, `judge_prompt`, when it
+        has one), keeping claims in the scorer's claim cache."""
+        prompts = with_judge_prompt(load_prompts(self.setup.prompt_version), self.judge_prompt)
+        return ClaimExtractor(self.engine, prompts, self.setup, self.claim_cache, noun=self.noun)
 
     @property
     def prompts(self) -> PromptSet:
         """The prompt set: the extraction's, and the judge's question as built."""
         return self.extractor.prompts
 
-    @property
-    def claim_cache(self) -> ClaimStore | None:
-        return self.extractor.claim_cache
+    def question(self) -> Question[str]:
+        return Question(self.prompts.judge_prompt, self.prompts.judge.yes, self.prompts.judge.no)
 
     # What a scorer on claims declares -----------------------------------------------------
 
-    def claimed_text(self, run: ScorerRun) -> str | R:
+    def claimed_text(self, run: ScorerInput) -> str | R:
         """The text whose claims are judged, or the run's result when it has none."""
         raise NotImplementedError
 
     def no_claims(self) -> R:
         """The result when the text yielded no claim."""
-        raise NotImplementedError
+        return self.result(0.0, self.no_claims_reason, Status.NO_CLAIMS)
 
-    def conclude(self, verdicts: list[ClaimVerdict]) -> R:
-        """The result from the claims' verdicts (at least one)."""
-        raise NotImplementedError
+    def conclude(self, verdicts: list[ClaimVerdict], **fields: Any) -> R:
+        """The result from the claims' verdicts (at least one): the supported share, and a
+        reason naming the claims found and the others; `fields` are the scorer's own."""
+        score = claim_score(verdicts, self.scale)
+        reason = explain_claims(
+            verdicts,
+            score,
+            claims=self.counted,
+            found_label=self.found_label,
+            missing_label=self.missing_label,
+        )
+        return self.result(score, reason, Status.OK, verdicts=tuple(verdicts), **fields)
 
     # The pipeline's parts -----------------------------------------------------------------
 
@@ -122,7 +142,7 @@ class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
         one piece (the prompt set's rules applied, duplicates kept)."""
         return self.extractor.extract(texts, progress=self.progress)
 
-    def prepare(self, run: ScorerRun) -> ClaimItem | R:
+    def prepare(self, run: ScorerInput) -> ClaimItem | R:
         text = self.claimed_text(run)
         if not isinstance(text, str):
             return text

@@ -2,8 +2,8 @@
 
 The run is bound to its identity (a store holding another run is refused), the rows the store
 does not hold yet are scored and committed, and the results are written from the store: the
-same steps for the local runner (a SQLite run store, see `runner.LocalRun`) and for Ray (a
-folder of Parquet shards, see `shard_run.ShardRun`).
+same steps for the local runner (a SQLite run store, see `local.LocalRunner`) and for Ray (a
+folder of Parquet shards, see `ray_shards.ShardRunner`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Protocol
 
 from ..data.dataset import Dataset
 from ..scorers.base import Status
-from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
-from .resolve import ResolvedRun, resolve_recorded
-from .results import ItemRecord, OutputFormat, output_format
-from .spec import RunSpec
-from .store import manifest_path, write_manifest
-from .summary import Summary
+from ..spec.manifest import InputSpec, RunIdentity, RunManifest, build_manifest
+from ..spec.resolve import ResolvedRun, resolve_recorded
+from ..spec.run_spec import RunSpec
+from ..stores.results import ItemRecord, OutputFormat, output_format
+from ..stores.run_store import manifest_path, write_manifest
+from ..stores.summary import Summary
 
 Say = Callable[[str], None]
 """Told, as a line of text, what a run is doing (resuming, where it scores)."""

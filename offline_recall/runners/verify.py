@@ -12,16 +12,16 @@ from ..data.dataset import open_dataset
 from ..engines import engine_kind
 from ..engines.weights import sha256_file
 from ..errors import ConfigurationError, DatasetError
-from .differences import installed_versions
-from .manifest import RunManifest
-from .resolve import resolve_recorded
-from .results import ItemRecord, as_json_line, read_results
-from .runner import RunProgress, score_rows
+from ..spec.differences import installed_versions
+from ..spec.manifest import RunManifest
+from ..spec.resolve import resolve_recorded
+from ..spec.run_spec import EngineSpec, RunSpec
+from ..stores.results import ItemRecord, as_json_line, read_results
+from ..stores.run_store import RunStore, default_store_path, manifest_path
+from ..stores.shard_folder import ShardFolder
+from ..stores.summary import windows
+from .local import RunProgress, score_rows
 from .scoring import Scoring
-from .shard_store import ShardFolder
-from .spec import EngineSpec, RunSpec
-from .store import RunStore, default_store_path, manifest_path
-from .summary import windows
 
 
 class Difference(BaseModel):

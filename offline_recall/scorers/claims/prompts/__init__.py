@@ -1,4 +1,5 @@
-"""Context recall's versioned prompt sets, stored as data files beside this module."""
+"""The claim scorers' versioned prompt sets (context recall's and faithfulness's): extracting a
+text's claims and judging each against the context, stored as data files beside this module."""
 
 from __future__ import annotations
 

@@ -10,10 +10,10 @@ from ..errors import ConfigurationError
 from ..scorers import scorer_kind
 from ..scorers.base import Scorer
 from ..scorers.build import build_scorer
-from .resolve import ResolvedRun
+from ..spec.resolve import ResolvedRun
 
 if TYPE_CHECKING:
-    from ..scorers.recall.extraction import ClaimStore
+    from ..scorers.claims import ClaimStore
 
 
 @dataclass
@@ -64,7 +64,7 @@ class Scoring:
         # The judging model's own question, when its manifest names one (its text is part of
         # that model's fingerprint, checked above).
         judge_prompt = run.judging.manifest.judge_prompt_text()
-        scorers = {
+        scorers: dict[str, Scorer] = {
             s.id: build_scorer(
                 scorer_kind(s.id),
                 engine,

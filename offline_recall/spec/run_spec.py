@@ -3,28 +3,24 @@
 The model (and its fingerprint), the engine and its options, each scorer with its scale,
 prompt version and judge profile, decoding bounds, and the library and engine versions. The
 spec identifies a run store and heads the run's manifest; two runs with equal identities score
-the same rows the same way. It is made by resolving a run (`resolve.py`: the manifests read and
-a server asked once) and scored by the session started from that resolution (`scoring.py`).
+the same rows the same way. It is made by resolving a run (`spec/resolve.py`: the manifests
+read and a server asked once) and scored by the session started from that resolution
+(`runners/scoring.py`: `Scoring.start(resolve_recorded(spec))` for a spec recorded earlier).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
-from ..engines import Engine, engine_kind
-from ..engines.manifests import ModelManifest
+from ..engines import engine_kind
 from ..errors import ConfigurationError
 from ..judging.profile import ProfileOrigin
 from ..scorers.base import Frozen, ScorerSetup
 from .differences import describe_differences
-
-if TYPE_CHECKING:
-    from ..scorers.recall.extraction import ClaimStore
-    from .scoring import Scoring
 
 
 class EngineSpec(Frozen):
@@ -108,30 +104,6 @@ class RunSpec(Frozen):
         """How `other` differs from this spec: each differing field, with both values when
         they are short."""
         return describe_differences(self.identity(), other.identity())
-
-    def load_manifest(self) -> ModelManifest:
-        """The model's manifest, refused when the model (or what a server serves) is no longer
-        the one the spec names (see `resolve.resolve_recorded`)."""
-        from .resolve import resolve_recorded
-
-        return resolve_recorded(self).model.manifest
-
-    def build(self, *, claim_cache: ClaimStore | None = None) -> Scoring:
-        """The engine (and the judge's) and the scorers this spec describes: the spec resolved
-        again and started (see `scoring.Scoring.start`)."""
-        from .resolve import resolve_recorded
-        from .scoring import Scoring
-
-        return Scoring.start(resolve_recorded(self), claim_cache=claim_cache)
-
-    def build_on(
-        self, engine: Engine, *, claim_cache: ClaimStore | None = None, judge: Engine | None = None
-    ) -> Scoring:
-        """The scorers on engines already running (each must report the spec's fingerprint)."""
-        from .resolve import resolve_recorded
-        from .scoring import Scoring
-
-        return Scoring.on(resolve_recorded(self), engine, claim_cache=claim_cache, judge=judge)
 
 
 def _engine_identity(spec: EngineSpec) -> dict[str, Any]:

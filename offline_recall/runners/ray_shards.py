@@ -11,13 +11,13 @@ from typing import Protocol
 from ..data.dataset import Dataset
 from ..data.shards import Shard, ShardPlan, plan_shards
 from ..engines import engine_kind
-from .manifest import RunIdentity, RunManifest
-from .ray_runner import RayOptions, require_ray, score_shards
-from .resolve import ResolvedRun
-from .results import ItemRecord, OutputFormat
+from ..spec.manifest import RunIdentity, RunManifest
+from ..spec.resolve import ResolvedRun
+from ..stores.results import ItemRecord, OutputFormat
+from ..stores.shard_folder import ShardFolder
+from ..stores.summary import Summary
+from .ray_workers import RayOptions, require_ray, score_shards
 from .run import Say
-from .shard_store import ShardFolder
-from .summary import Summary
 
 SHARDS_PER_WORKER = 4
 """Shards cut per worker at least, so that workers finish close together."""
@@ -41,7 +41,7 @@ class ShardProgress(Protocol):
     def shard(self, rows: int) -> None: ...
 
 
-class ShardRun:
+class ShardRunner:
     """A run on Ray into `folder`; `restart` discards what the folder held first.
 
     `progress`, given the run's total and the rows held before, is a context manager entered

@@ -15,7 +15,7 @@ from ..frozen import Frozen
 from ..scorers import scorer_kind
 from .differences import describe_differences
 from .resolve import ResolvedRun
-from .spec import RunSpec
+from .run_spec import RunSpec
 
 
 class InputSpec(Frozen):

@@ -11,11 +11,11 @@ from ..judging.calibrate import SIGNAL_SETS, claim_auroc, fit_profile
 from ..judging.judge import Judge, signal_values
 from ..judging.labelled import LabelledPair
 from ..judging.profile import MODEL_SIGNAL, JudgeProfile
-from ..scorers.recall import ID as RECALL
+from ..scorers import RECALL
+from ..spec.resolve import ResolvedRun, resolve_recorded
+from ..spec.run_spec import RunSpec, ScorerSpec
 from ..text import pack
-from .resolve import ResolvedRun, resolve_recorded
 from .scoring import Scoring
-from .spec import RunSpec, ScorerSpec
 
 
 class Calibration(NamedTuple):

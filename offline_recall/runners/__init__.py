@@ -1,0 +1,1 @@
+"""What scores a dataset: the local and Ray runners, verify, run_evals, calibration."""

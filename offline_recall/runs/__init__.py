@@ -1,1 +1,0 @@
-"""Runs: the run spec, the local runner, the run store, its manifest, and verify."""
