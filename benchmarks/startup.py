@@ -26,9 +26,11 @@ the example (a one-row input, so the first window is one row: start-up plus one 
                  KV cache allocated) is reported apart
   --server       the openai engine against vLLM's OpenAI server on loopback (started here as the
                  server tests start it; its own start is reported apart), with the HTTP requests
-                 the server received from the run before its first scoring request, read from
-                 the server's access log (3 on a server not probed before: its model list
-                 and two probes; 1, the model list, once its verdict is in the cache folder)
+                 the server received from each run before its first scoring request, read from
+                 the server's access log up to where it ended when the engine's start returned
+                 (3 on a server not probed before: its model list and two probes; 1, the model
+                 list, once its verdict is in the cache folder; the server listens on a new port
+                 each time, so its first run here is a first contact)
 
 The first committed row is seen by polling the run store (`<out>.run.sqlite`) every 20 ms.
 """
@@ -56,7 +58,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "offline_recall" / "examples" / "example.jsonl"
 POLL_S = 0.02
 # A scoring request to an OpenAI-compatible server; anything the run asks before it is start-up.
-SCORING = re.compile(r"/v1/(chat/)?completions\b")
+LOG_ENV = "OFFLINE_RECALL_STARTUP_SERVER_LOG"
+"""Where a worker finds the server's access log, to note its end once the engine started."""
 ACCESS = re.compile(r'"(GET|POST|PUT|DELETE|HEAD) (\S+) HTTP/[0-9.]+"')
 
 
@@ -160,19 +163,24 @@ def worker(report: Path, args: list[str]) -> None:
     from offline_recall.cli import main as offline_recall
 
     spent: list[float] = []
+    ready: list[int] = []
+    server_log = Path(os.environ[LOG_ENV]) if LOG_ENV in os.environ else None
     for name, kind in list(ENGINES.items()):
 
         def factory(manifest: Any, options: Any, *served: Any, make: Any = kind.factory) -> Any:
             started = time.perf_counter()
             engine = make(manifest, options, *served)
             spent.append(time.perf_counter() - started)
+            if server_log is not None:  # the engine is started: what it asked is in the log
+                time.sleep(0.5)
+                ready.append(server_log.stat().st_size)
             return engine
 
         ENGINES[name] = dataclasses.replace(kind, factory=factory)
     try:
         offline_recall.main(args, standalone_mode=False)
     finally:
-        report.write_text(json.dumps({"engine_s": spent}))
+        report.write_text(json.dumps({"engine_s": spent, "log_ready": ready}))
 
 
 def first_row_case(
@@ -188,29 +196,32 @@ def first_row_case(
             args = ["score", "one.jsonl", "--no-cache", "--out", "results.jsonl", *backend_args]
             offset = server_log.stat().st_size if server_log is not None else 0
             command = [sys.executable, __file__, "--worker", str(report), "--", *args]
-            timing.seconds.append(first_row(command, cwd, cwd / "results.jsonl.run.sqlite"))
-            timing.engine_s.extend(json.loads(report.read_text())["engine_s"][:1])
             if server_log is not None:
-                before, paths = requests_before_scoring(server_log, offset)
+                os.environ[LOG_ENV] = str(server_log)
+            timing.seconds.append(first_row(command, cwd, cwd / "results.jsonl.run.sqlite"))
+            worked = json.loads(report.read_text())
+            timing.engine_s.extend(worked["engine_s"][:1])
+            if server_log is not None:
+                before, paths = requests_before_scoring(server_log, offset, worked["log_ready"][0])
                 timing.requests.append(before)
-                timing.note = "before scoring: " + ", ".join(f"{n} x {p}" for p, n in paths.items())
+                asked = ", ".join(f"{n} x {p}" for p, n in paths.items())
+                timing.note += f"{'; ' if timing.note else ''}run {len(timing.requests)}: {asked}"
     return timing
 
 
-def requests_before_scoring(log: Path, offset: int) -> tuple[int, Counter[str]]:
-    """The requests the server's access log shows after `offset`, up to its first scoring
-    request: their number, and how many of each method and path."""
+def requests_before_scoring(log: Path, offset: int, ready: int) -> tuple[int, Counter[str]]:
+    """The requests the server's access log shows from `offset` (the run's start) to `ready`
+    (the engine started, before any row is scored): their number, and how many of each method
+    and path. The probes go to the completions endpoint as scoring does, so the log's position
+    when the engine's start returned, not a request's path, marks where scoring begins."""
     with log.open("rb") as f:
         f.seek(offset)
-        text = f.read().decode(errors="replace")
+        text = f.read(ready - offset).decode(errors="replace")
     paths: Counter[str] = Counter()
     for line in text.splitlines():
         match = ACCESS.search(line)
-        if match is None:
-            continue
-        if SCORING.search(match[2]):
-            break
-        paths[f"{match[1]} {match[2]}"] += 1
+        if match is not None:
+            paths[f"{match[1]} {match[2]}"] += 1
     return sum(paths.values()), paths
 
 
@@ -244,7 +255,7 @@ def model_cases(args: argparse.Namespace) -> list[Timing]:
             )
         finally:
             server.stop()
-        timing.note = f"server start {start_s:.1f} s (log {log}); {timing.note}"
+        timing.note = f"server start {start_s:.1f} s; before scoring, {timing.note}"
         found.append(timing)
     return found
 
@@ -252,7 +263,7 @@ def model_cases(args: argparse.Namespace) -> list[Timing]:
 def row(timing: Timing) -> str:
     s = timing.seconds
     engine = f"{median(timing.engine_s):.2f}" if timing.engine_s else ""
-    asked = f"{median(timing.requests):.0f} (max {max(timing.requests)})" if timing.requests else ""
+    asked = ", ".join(str(n) for n in timing.requests)
     return (
         f"| {timing.name} | {len(s)} | {median(s):.2f} | {max(s):.2f} | {engine} | {asked} | "
         f"{timing.note} |"

@@ -43,10 +43,7 @@ def test_the_interval_is_the_percentile_bootstrap_its_label_names(
         method="percentile",
         rng=np.random.default_rng(seed),
     ).confidence_interval
-    assert (interval.low, interval.high) == (
-        pytest.approx(named.low, abs=1e-12),
-        pytest.approx(named.high, abs=1e-12),
-    )
+    assert (interval.low, interval.high) == pytest.approx((named.low, named.high), abs=1e-12)
 
 
 def test_constant_values_are_their_own_interval_at_the_level_asked() -> None:
