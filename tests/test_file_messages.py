@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from offline_recall.data.dataset import RowError, open_dataset
+from offline_recall.data.readers import jsonl_record
 from offline_recall.errors import DatasetError
 
 GOOD = b'{"groundTruth": "Paris.", "context": ["Paris."]}'
@@ -33,3 +34,9 @@ def test_a_bad_line_is_its_rows_error_saying_why(tmp_path: Path) -> None:
         '`{"groundTruth": "Paris."` and ends `context": ["Paris."]   \\u0009`',
         "line 3: the line is not valid UTF-8 text",
     ]
+
+
+def test_text_after_a_json_lines_object_makes_the_row_invalid() -> None:
+    assert jsonl_record('{"ground_truth": "a"}\r\n') == {"ground_truth": "a"}
+    reason = jsonl_record('{"ground_truth": "a"}X\n')
+    assert isinstance(reason, str) and reason.startswith("not valid JSON")
