@@ -6,13 +6,13 @@ Each command's module is imported only when that command runs (or is asked for b
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, NamedTuple
 
 import click
 
 from .._version import __version__
 from ..errors import OfflineRecallError
+from ..imported import imported
 
 
 class LazyCommand(NamedTuple):
@@ -65,7 +65,7 @@ class _Commands(click.Group):
         lazy = COMMANDS.get(cmd_name)
         if lazy is None:
             return None
-        command = getattr(importlib.import_module(lazy.module), lazy.attribute)
+        command = imported(f"{lazy.module}:{lazy.attribute}")
         assert isinstance(command, click.Command), lazy
         return command
 

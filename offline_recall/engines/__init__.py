@@ -7,7 +7,6 @@ many items a bulk run should hand it at once.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigurationError
+from ..imported import imported
 from .base import Engine, EngineIdentity, Failed, Message, Prompt
 from .fake import FINGERPRINT as FAKE_FINGERPRINT
 from .fake import FakeEngine
@@ -60,8 +60,7 @@ class EngineKind:
     @property
     def options(self) -> type[BaseModel]:
         """The engine's options model."""
-        module, name = self.options_path.split(":")
-        found: type[BaseModel] = getattr(importlib.import_module(module), name)
+        found: type[BaseModel] = imported(self.options_path)
         return found
 
     def parse_options(self, given: Mapping[str, Any] | BaseModel | None) -> BaseModel:

@@ -15,12 +15,13 @@ skipped with one line on stderr, and the other scorers stay usable.
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ..imported import imported
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -128,9 +129,7 @@ class Registry(Mapping[str, "ScorerClass"]):
 
     def _builtin_class(self, scorer_id: str) -> ScorerClass:
         if scorer_id not in self._builtin:
-            module, name = self.builtin_paths[scorer_id].split(":")
-            found: ScorerClass = getattr(importlib.import_module(module), name)
-            self._builtin[scorer_id] = found
+            self._builtin[scorer_id] = imported(self.builtin_paths[scorer_id])
         return self._builtin[scorer_id]
 
     @property
