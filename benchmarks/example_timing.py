@@ -19,10 +19,10 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.recall import extract_claims, model_p_yes, recall_scorer
-from offline_recall import Status, open_dataset, resolve_spec
+from offline_recall import Status, open_dataset
 from offline_recall.data.dataset import Row
 from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 
@@ -34,9 +34,9 @@ def main() -> None:
     args = parser.parse_args()
     rows = [r for r in open_dataset(args.data).rows() if isinstance(r, Row)]
 
-    spec = resolve_spec(args.model, engine="transformers")
+    resolved = resolve_run(args.model, engine="transformers")
     started = time.perf_counter()
-    scoring = Scoring.start(resolve_recorded(spec))
+    scoring = Scoring.start(resolved)
     load_s = time.perf_counter() - started
     engine, extractor = scoring.engine, recall_scorer(scoring)
 
@@ -58,7 +58,7 @@ def main() -> None:
     judge_s = time.perf_counter() - started
     prompt_tokens = sum(engine.count_tokens(c) + engine.count_tokens(q) for c, q in pairs)
 
-    scorer = recall_scorer(Scoring.on(resolve_recorded(spec), engine))  # remembers nothing yet
+    scorer = recall_scorer(Scoring.on(resolved, engine))  # remembers nothing yet
     runs = [{"input": r.input, "ground_truth": r.ground_truth, "context": r.context} for r in rows]
     started = time.perf_counter()
     results = scorer.run_many(runs)

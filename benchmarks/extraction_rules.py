@@ -32,12 +32,12 @@ from benchmarks import quality_data as data
 from benchmarks.quality_judges import expected, recall_of_claims
 from benchmarks.quality_metrics import ExtractionTally, correlations
 from benchmarks.recall import Pair, extract_claims, judged, recall_scorer
-from offline_recall import ENGINES, Engine, resolve_spec
+from offline_recall import ENGINES, Engine
 from offline_recall.engines import Failed
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.claims.rules import reverses_its_text, single_claim
 from offline_recall.scorers.recall import ContextRecallScorer
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 from offline_recall.text import split_sentences
 
 
@@ -137,15 +137,16 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     answers: dict[str, str] = json.loads(args.raw.read_text()) if args.raw.is_file() else {}
-    spec = resolve_spec(
+    resolved = resolve_run(
         args.model,
         engine=args.backend,
         engine_options={"dtype": args.dtype} if args.dtype else None,
         prompt_versions={ContextRecallScorer.id: args.prompt_version},
     )
-    scoring = Scoring.start(resolve_recorded(spec))
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     replay = Replay(scoring.engine, answers)
-    base = recall_scorer(Scoring.on(resolve_recorded(spec), replay))
+    base = recall_scorer(Scoring.on(resolved, replay))
     texts = data.decomposition(args.data / data.ROSE_ACUS, args.limit, 0)
     rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)
     if args.answered_only:

@@ -23,12 +23,12 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.precision_data import RankedList, clapnq_lists, wice_lists
 from benchmarks.quality_data import DATA
 from benchmarks.quality_metrics import auroc, balanced_accuracy, correlations, tune_threshold
-from offline_recall import PrecisionResult, resolve_spec
+from offline_recall import PrecisionResult
 from offline_recall.judging.signals import word_overlap
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.base import ScorerInput
 from offline_recall.scorers.precision import ContextPrecisionScorer, average_precision
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 PRECISION = "context-precision-scorer"
 
@@ -76,8 +76,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--backend", default="transformers")
     args = parser.parse_args()
-    spec = resolve_spec(engine=args.backend, scorers=[PRECISION])
-    scoring = Scoring.start(resolve_recorded(spec))
+    resolved = resolve_run(engine=args.backend, scorers=[PRECISION])
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     try:
         scorer = scoring.scorers[PRECISION]
         assert isinstance(scorer, ContextPrecisionScorer)

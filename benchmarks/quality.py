@@ -70,12 +70,12 @@ from benchmarks.quality_variants import (
     overlap_variant,
     sentence_overlap_variant,
 )
-from offline_recall import ENGINES, resolve_spec
+from offline_recall import ENGINES
 from offline_recall.judging.profile import ProfileOrigin, load_profile
 from offline_recall.judging.signals import word_overlap
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.recall import ContextRecallScorer
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 from offline_recall.spec.run_spec import RunSpec
 
 Value = float | int | str | None
@@ -333,13 +333,14 @@ def main() -> None:
         [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
     )
     recall = ContextRecallScorer.id
-    spec = resolve_spec(
+    resolved = resolve_run(
         args.model,
         engine=args.backend,
         prompt_versions={recall: args.prompt_version} if args.prompt_version else None,
         profiles={recall: load_profile(args.profile)} if args.profile else None,
     )
-    scoring = Scoring.start(resolve_recorded(spec))
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     n, seed = args.limit, args.seed
     try:
         every = [

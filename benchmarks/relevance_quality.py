@@ -27,12 +27,11 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.quality_metrics import auroc, balanced_accuracy, tune_threshold
-from offline_recall import resolve_spec
 from offline_recall.judging.signals import word_overlap
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.base import ScorerInput
 from offline_recall.scorers.relevance import ContextRelevanceScorer, Level, RelevanceResult
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 RELEVANCE = "context-relevance-scorer"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -99,8 +98,9 @@ def main() -> None:
     args = parser.parse_args()
     path = args.data / "clapnq" / "e2e_answerable_dev.jsonl"
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    spec = resolve_spec(engine=args.backend, scorers=[RELEVANCE])
-    scoring = Scoring.start(resolve_recorded(spec))
+    resolved = resolve_run(engine=args.backend, scorers=[RELEVANCE])
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     try:
         scorer = scoring.scorers[RELEVANCE]
         assert isinstance(scorer, ContextRelevanceScorer)

@@ -41,10 +41,10 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 
 from benchmarks.recall import extract_claims, model_p_yes, recall_scorer
 from benchmarks.throughput import ROSE, load_items
-from offline_recall import load_manifest, model_dir, resolve_spec
+from offline_recall import load_manifest, model_dir
 from offline_recall.engines.vllm import native_dtype
 from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 COUNTERS = {
     "vllm:request_success_total": "requests",
@@ -80,9 +80,9 @@ def worker(mode: str, job: Path, out: Path) -> None:
         if on_server
         else {"dtype": work["dtype"]}
     )
-    spec = resolve_spec(engine="openai" if on_server else "vllm", engine_options=options)
+    resolved = resolve_run(engine="openai" if on_server else "vllm", engine_options=options)
     started = time.perf_counter()
-    scoring = Scoring.start(resolve_recorded(spec))
+    scoring = Scoring.start(resolved)
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
     scorer = recall_scorer(scoring)
     question = scorer.judge.question

@@ -23,12 +23,11 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks import quality_data as data
 from benchmarks.quality_metrics import auroc, balanced_accuracy, spearman
 from benchmarks.recall import extract_claims, recall_scorer
-from offline_recall import resolve_spec
 from offline_recall.engines import Failed
 from offline_recall.judging.profile import load_profile
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.recall import ContextRecallScorer
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 from offline_recall.text import split_sentences
 
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
@@ -58,8 +57,9 @@ def main() -> None:
     args = parser.parse_args()
     recall = ContextRecallScorer.id
     profiles = {recall: load_profile(args.profile)} if args.profile else None
-    spec = resolve_spec(engine=args.backend, profiles=profiles)
-    scoring = Scoring.start(resolve_recorded(spec))
+    resolved = resolve_run(engine=args.backend, profiles=profiles)
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     try:
         scorer = recall_scorer(scoring)
         rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)

@@ -50,11 +50,11 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 
 from benchmarks import quality_data as data
 from benchmarks.recall import Pair, extract_claims, model_p_yes, recall_scorer
-from offline_recall import Engine, create_engine, resolve_spec
+from offline_recall import Engine, create_engine
 from offline_recall.engines.vllm import native_dtype
 from offline_recall.judging.judge import Question
 from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_recorded, resolve_run
+from offline_recall.spec.resolve import resolve_run
 
 LOOKUP_TOKENS = 4
 ROSE = data.DATA / data.ROSE_E2E
@@ -134,9 +134,9 @@ def vllm_worker(mode: str, job: Path, out: Path) -> None:
         "dtype": work["dtype"],
         "speculative_tokens": LOOKUP_TOKENS if mode == "vllm-lookup" else 0,
     }
-    spec = resolve_spec(engine="vllm", engine_options=options)
+    resolved = resolve_run(engine="vllm", engine_options=options)
     started = time.perf_counter()
-    scoring = Scoring.start(resolve_recorded(spec))
+    scoring = Scoring.start(resolved)
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
     engine, scorer = scoring.engine, recall_scorer(scoring)
     question = scorer.judge.question

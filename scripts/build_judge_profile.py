@@ -18,14 +18,14 @@ import argparse
 import time
 from pathlib import Path
 
-from offline_recall import DEFAULT_MODEL, ENGINES, resolve_spec
+from offline_recall import DEFAULT_MODEL, ENGINES
 from offline_recall.judging.calibrate import SIGNAL_SETS
 from offline_recall.judging.labelled import read_labelled
 from offline_recall.judging.profile import save_profile
 from offline_recall.runners.calibration import Calibration, calibrate
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.recall import ID as RECALL
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wice" / "attribution_claim_oraclechunk_dev.jsonl"
@@ -56,7 +56,8 @@ def main() -> None:
     if unknown := [name for name in sets if name not in SIGNAL_SETS]:
         parser.error(f"unknown signal sets {unknown}; known: {', '.join(SIGNAL_SETS)}")
 
-    spec = resolve_spec(args.model, engine=args.backend)
+    resolved = resolve_run(args.model, engine=args.backend)
+    spec = resolved.spec
     pairs, errors = read_labelled(args.data)
     if errors:
         raise SystemExit(f"{args.data}: {len(errors)} unusable rows, first: {errors[0].message}")
@@ -70,7 +71,7 @@ def main() -> None:
     found: dict[str, Calibration] = {}
     print("| signals | CV AUROC | CV balanced accuracy | threshold | pairs (failed) | seconds |")
     print("|---|---:|---:|---:|---:|---:|")
-    scoring = Scoring.start(resolve_recorded(spec))
+    scoring = Scoring.start(resolved)
     try:
         for name in sets:
             started = time.perf_counter()
@@ -116,7 +117,7 @@ def main() -> None:
                 f"end-to-end objective on dev (balanced accuracy's: {profile.threshold:.3f})",
             }
         )
-    manifest = resolve_recorded(spec).model.manifest
+    manifest = resolved.model.manifest
     name = f"{manifest.name}.{spec.scorer(RECALL).setup.prompt_version}.judge.json"
     out = args.out or ROOT / "models" / name
     save_profile(profile, out)

@@ -31,7 +31,7 @@ from offline_recall.scorers.faithfulness import (
 from offline_recall.scorers.precision import ID as PRECISION
 from offline_recall.scorers.precision import ContextPrecisionScorer
 from offline_recall.scorers.recall import ID as RECALL
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPANY = [
@@ -142,8 +142,8 @@ def test_a_model_with_its_own_judge_prompt_scores_precision_in_both_build_paths(
     from offline_recall import ContextPrecisionOptions, create_context_precision_scorer
 
     model = str(_own_judge_prompt(tmp_path))
-    spec = resolve_spec(model, engine="fake", scorers=(RECALL, PRECISION, ID))
-    built = Scoring.start(resolve_recorded(spec))
+    resolved = resolve_run(model, engine="fake", scorers=(RECALL, PRECISION, ID))
+    built = Scoring.start(resolved)
     precision = built.scorers[PRECISION]
     assert isinstance(precision, ContextPrecisionScorer)
     assert precision.prompts.version == "v1"

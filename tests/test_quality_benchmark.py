@@ -191,17 +191,17 @@ def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
         overlap_variant,
         sentence_overlap_variant,
     )
-    from offline_recall import resolve_spec
     from offline_recall.judging.profile import threshold_profile
     from offline_recall.runners.scoring import Scoring
     from offline_recall.scorers.recall import ContextRecallScorer
-    from offline_recall.spec.resolve import resolve_recorded
+    from offline_recall.spec.resolve import resolve_run
 
     _tiny_data(tmp_path)
     # The fake engine answers P(yes) = the share of the claim's content words in the context,
     # and extracts a text's sentences.
-    spec = resolve_spec(engine="fake", profiles={ContextRecallScorer.id: threshold_profile(0.5)})
-    scoring = Scoring.start(resolve_recorded(spec))
+    resolved = resolve_run(engine="fake", profiles={ContextRecallScorer.id: threshold_profile(0.5)})
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     facts = {"Paris is in France. Rome is in Spain.": ["Paris is in France."]}
     variants = [
         overlap_variant(0.6),

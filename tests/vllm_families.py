@@ -19,12 +19,11 @@ from offline_recall import (
     FakeEngine,
     create_context_recall_scorer,
     load_manifest,
-    resolve_spec,
 )
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.claims.prompts import load_prompts
 from offline_recall.scorers.claims.rules import claim_list_type, parse_claims
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 CONTEXT = "Canberra is the capital city of Australia. It was chosen as a compromise."
@@ -69,8 +68,9 @@ def _rows() -> list[dict[str, object]]:
 def score(manifest: str) -> dict[str, object]:
     rows = _rows()
     started = time.perf_counter()
-    spec = resolve_spec(manifest, engine="vllm", engine_options={"dtype": "float32"})
-    scoring = Scoring.start(resolve_recorded(spec))
+    resolved = resolve_run(manifest, engine="vllm", engine_options={"dtype": "float32"})
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     loaded = time.perf_counter()
     try:
         prompts = load_prompts("v2")

@@ -26,13 +26,13 @@ from typing import Any, cast
 
 from local_server import MODEL_NAME, URL, Usage, counters, reset_prefix_cache, usage
 
-from offline_recall import PrecisionResult, Status, load_manifest, resolve_spec
+from offline_recall import PrecisionResult, Status, load_manifest
 from offline_recall.judging.profile import JudgeProfile, threshold_profile
 from offline_recall.runners.scoring import Scoring
 from offline_recall.scorers.base import ScorerInput
 from offline_recall.scorers.precision import ContextPrecisionScorer
 from offline_recall.scorers.recall import ContextRecallScorer
-from offline_recall.spec.resolve import resolve_recorded
+from offline_recall.spec.resolve import resolve_run
 
 RECALL = ContextRecallScorer.id
 PRECISION = ContextPrecisionScorer.id
@@ -97,14 +97,15 @@ def main() -> None:
         else {"dtype": dtype}
     )
     starting = time.perf_counter()
-    spec = resolve_spec(
+    resolved = resolve_run(
         MODEL_NAME,
         engine=engine,
         engine_options=options,
         scorers=[RECALL, PRECISION],
         profiles=model_profiles() if verdicts == "model" else None,
     )
-    scoring = Scoring.start(resolve_recorded(spec))
+    spec = resolved.spec
+    scoring = Scoring.start(resolved)
     tally = EngineTally(cast(Any, scoring.engine).llm) if engine == "vllm" else None
     report: dict[str, Any] = {"start_s": time.perf_counter() - starting}
 
