@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from offline_recall.data.dataset import Row, RowError, row_error, row_from_record
+from offline_recall.data.dataset import Row, RowError, open_dataset, row_error, row_from_record
 from offline_recall.data.fields import FieldMap
 from offline_recall.data.readers import jsonl_record
+from offline_recall.errors import DatasetError
 
 
 def parse_line(line: int, text: str) -> Row | RowError:
@@ -74,3 +76,21 @@ def test_a_missing_context_names_the_fields_found_and_map() -> None:
         "line 3: missing field 'context' (fields found: question, reference, contexts); "
         "name the context's field with --map context=FIELD"
     )
+
+
+def test_a_run_whose_scorers_read_no_context_reads_rows_without_one(tmp_path: Path) -> None:
+    """Without a scorer that reads the context, a record without one is a row (context
+    None), a file without a context column is read, and a context given is still checked."""
+    fields = FieldMap()
+    row = row_from_record(1, {"input": "q", "output": "a"}, fields, context_required=False)
+    assert isinstance(row, Row) and row.context is None and row.output == "a"
+    bad = row_from_record(2, {"output": "a", "context": "c"}, fields, context_required=False)
+    assert isinstance(bad, RowError) and "must be a list of strings" in bad.message
+    table = tmp_path / "answers.csv"
+    table.write_text("input,output\nWho wrote Hamlet?,Shakespeare.\n")
+    with pytest.raises(DatasetError, match="no context field for the context"):
+        open_dataset(table)
+    rows = list(open_dataset(table, context_required=False).rows())
+    assert [(r.input, r.context) for r in rows if isinstance(r, Row)] == [
+        ("Who wrote Hamlet?", None)
+    ]

@@ -1,9 +1,10 @@
 """Scorer plugins: a package registers a scorer through the `offline_recall.scorers` entry-point
 group and gets every command a built-in scorer gets; a broken plugin is skipped in one line.
 
-The plugin is the one docs/write-a-scorer.md shows, built from that page's code blocks. The fast
-tests make it an installed distribution by a `.dist-info` folder on `sys.path` (what pip
-writes); the `install` test installs it with pip into a fresh virtual environment.
+The plugins are the two docs/write-a-scorer.md shows, built from that page's code blocks: one
+that reads the context, and one that reads none (scoring files without a context field). The
+fast tests make them installed distributions by a `.dist-info` folder on `sys.path` (what pip
+writes); the `install` test installs them with pip into a fresh virtual environment.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from click.testing import CliRunner
 
 from offline_recall import FakeEngine, run_evals
 from offline_recall.cli import main
+from offline_recall.errors import ConfigurationError
 from offline_recall.scorers import RECALL, SCORERS, scorer_kind
 from offline_recall.scorers.build import create_scorer
 from offline_recall.scorers.context import ContextOptions
@@ -34,6 +36,10 @@ PAGE = ROOT / "docs" / "write-a-scorer.md"
 PLUGIN = "question-coverage-scorer"
 SCORER = "QuestionCoverageScorer"
 """The plugin's scorer class, its entry point's object."""
+FOCUS = "answer-focus-scorer"
+"""The example plugin that reads no context."""
+FOCUS_FOLDER = "answer-focus/"
+"""Where the page puts that plugin's files (the first example's have no folder)."""
 BUILT_IN = (
     "context-recall-scorer",
     "context-precision-scorer",
@@ -43,15 +49,20 @@ BUILT_IN = (
 _BLOCK = re.compile(r'^```\w+ title="([^"]+)"\n(.*?)^```$', re.MULTILINE | re.DOTALL)
 
 
-def plugin_files() -> dict[str, str]:
-    """The example plugin's files, by path, as the docs page shows them."""
-    files = dict(_BLOCK.findall(PAGE.read_text(encoding="utf-8")))
-    assert {"pyproject.toml", "question_coverage/__init__.py"} <= set(files)
+def plugin_files(folder: str = "") -> dict[str, str]:
+    """An example plugin's files, by path, as the docs page shows them: the first example's
+    (`folder` empty), or those the page puts under `folder`."""
+    blocks = dict(_BLOCK.findall(PAGE.read_text(encoding="utf-8")))
+    if folder:
+        files = {k.removeprefix(folder): v for k, v in blocks.items() if k.startswith(folder)}
+    else:
+        files = {k: v for k, v in blocks.items() if not k.startswith(FOCUS_FOLDER)}
+    assert "pyproject.toml" in files and any(k.endswith("/__init__.py") for k in files)
     return files
 
 
-def write_plugin(folder: Path) -> Path:
-    for name, text in plugin_files().items():
+def write_plugin(folder: Path, example: str = "") -> Path:
+    for name, text in plugin_files(example).items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -75,13 +86,26 @@ def rows(path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The example plugin importable and registered, as pip leaves an installed package: its
-    package and a `.dist-info` folder naming its entry points, in a folder on `sys.path`."""
-    site = write_plugin(tmp_path / "site")
-    project = tomllib.loads((site / "pyproject.toml").read_text())["project"]
-    info = site / "question_coverage-0.1.0.dist-info"
+def focus_rows(path: Path) -> Path:
+    """Questions and answers, and no context field."""
+    path.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in (
+                {"input": "Who wrote Hamlet?", "output": "Shakespeare wrote Hamlet. Cats purr."},
+                {"input": "What colour is the sky?", "output": "The sky is blue."},
+                {"input": "Why is the sea salty?", "output": ""},
+            )
+        )
+    )
+    return path
+
+
+def _dist_info(site: Path, example: str) -> None:
+    """What pip writes for an installed package: a `.dist-info` folder naming its entry
+    points (the package's own files are already in `site`)."""
+    project = tomllib.loads(plugin_files(example)["pyproject.toml"])["project"]
+    info = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     info.mkdir()
     info.joinpath("METADATA").write_text(
         f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
@@ -90,12 +114,22 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     info.joinpath("entry_points.txt").write_text(
         f"[{GROUP}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items())
     )
+
+
+@pytest.fixture
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Both example plugins importable and registered, as pip leaves installed packages: their
+    packages and a `.dist-info` folder each naming its entry points, in a folder on `sys.path`."""
+    site = tmp_path / "site"
+    for example in ("", FOCUS_FOLDER):
+        write_plugin(site, example)
+        _dist_info(site, example)
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(ROOT)]))
     SCORERS.reload()
     yield site
     SCORERS.reload()
-    for name in [m for m in sys.modules if m.startswith("question_coverage")]:
+    for name in [m for m in sys.modules if m.startswith(("question_coverage", "answer_focus"))]:
         del sys.modules[name]
 
 
@@ -107,10 +141,11 @@ def _cli(*args: str | Path) -> str:
 
 def test_the_scorers_command_lists_the_built_in_scorers_and_the_plugins(installed: Path) -> None:
     shown = _cli("scorers")
-    for sid in (*BUILT_IN, PLUGIN):
+    for sid in (*BUILT_IN, PLUGIN, FOCUS):
         assert sid in shown
     assert shown.count("built-in") == 4
     assert "question-coverage" in shown and "question, context" in shown
+    assert "answer-focus" in shown and "question, output" in shown
     assert "high, medium, low, none, per chunk" in shown  # context relevance's graded verdict
 
 
@@ -133,6 +168,65 @@ def test_a_plugin_scores_verifies_reports_and_compares(installed: Path, tmp_path
     assert "3 rows re-scored, 3 identical" in _cli("verify", parquet)
 
 
+def test_a_plugin_that_reads_no_context_scores_a_file_without_one(
+    installed: Path, tmp_path: Path
+) -> None:
+    data = focus_rows(tmp_path / "answers.jsonl")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for out in (a, b):
+        shown = _cli("score", data, "--scorer", FOCUS, "--backend", "fake", "--out", out)
+        assert "mean focus" in shown
+    records = [json.loads(line) for line in a.read_text().splitlines()]
+    assert [r["context"] for r in records] == [None, None, None]
+    results = [r["results"][FOCUS] for r in records]
+    assert [r["status"] for r in results] == ["ok", "ok", "no_claims"]
+    assert results[0]["focused"] == [True, False] and results[0]["score"] == 0.5
+    assert [r["score"] for r in results] == [0.5, 1.0, 0.0]
+    assert "3 rows re-scored, 3 identical, 0 differ" in _cli("verify", a)
+    assert "wrote" in _cli("report", a, "--out", tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert "Answer focus" in page and "Cats purr." in page
+    assert "Answer Focus Scorer: B against A" in _cli("compare", a, b)
+    parquet = tmp_path / "a.parquet"
+    _cli("score", data, "--scorer", FOCUS, "--backend", "fake", "--out", parquet)
+    assert "3 rows re-scored, 3 identical" in _cli("verify", parquet)
+
+
+def test_a_run_with_a_scorer_that_reads_the_context_still_needs_it(
+    installed: Path, tmp_path: Path
+) -> None:
+    data = focus_rows(tmp_path / "answers.jsonl")
+    result = CliRunner().invoke(
+        main, ["score", str(data), "--scorer", f"{FOCUS},{PLUGIN}", "--backend", "fake"]
+    )
+    assert result.exit_code != 0 and "no context field for the context" in result.output
+    mixed = tmp_path / "mixed.jsonl"
+    lines = data.read_text().splitlines()
+    context = json.dumps({**json.loads(lines[1]), "context": ["The sky is blue."]})
+    mixed.write_text("\n".join([lines[0], context]) + "\n")
+    out = tmp_path / "mixed-out.jsonl"
+    _cli("score", mixed, "--scorer", f"{FOCUS},{PLUGIN}", "--backend", "fake", "--out", out)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    refused = records[0]["results"]  # the row without a context, recorded with its reason
+    assert all("missing field 'context'" in refused[s]["error"] for s in (FOCUS, PLUGIN))
+    assert records[1]["results"][FOCUS]["score"] == 1.0
+    assert records[1]["results"][PLUGIN]["score"] == 1.0
+
+
+def test_a_scorer_that_reads_no_context_is_built_without_options(installed: Path) -> None:
+    scorer = create_scorer(scorer_kind(FOCUS), FakeEngine(), None)
+    assert not scorer_kind(FOCUS).reads_context() and scorer_kind(PLUGIN).reads_context()
+    assert scorer.run({"input": "Who wrote Hamlet?", "output": "Shakespeare wrote it."}).score == 1
+    found = run_evals(
+        data=[{"input": "Who wrote Hamlet?"}],
+        scorers=[scorer],
+        target=lambda question: "Shakespeare wrote Hamlet. Cats purr.",
+    )
+    assert found.scores[FOCUS] == 0.5
+    with pytest.raises(ConfigurationError, match="needs `context`"):
+        create_scorer(scorer_kind(PLUGIN), FakeEngine(), None)
+
+
 def test_a_plugin_runs_in_run_evals(installed: Path) -> None:
     options = ContextOptions(context=["Shakespeare wrote Hamlet.", "Grass is green."])
     scorer = create_scorer(scorer_kind(PLUGIN), FakeEngine(), options)
@@ -142,20 +236,23 @@ def test_a_plugin_runs_in_run_evals(installed: Path) -> None:
     assert found.scores[PLUGIN] == 0.5
 
 
-def test_a_plugin_runs_on_ray(installed: Path, tmp_path: Path) -> None:
+def test_plugins_run_on_ray(installed: Path, tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
-    data = rows(tmp_path / "data.jsonl")
-    out = tmp_path / "ray.jsonl"
+    runs = {PLUGIN: rows(tmp_path / "data.jsonl"), FOCUS: focus_rows(tmp_path / "answers.jsonl")}
+    shown, scores = [], []
     try:
-        shown = _cli(
-            "score", data, "--scorer", PLUGIN, "--backend", "fake", "--runner", "ray",
-            "--workers", "1", "--out", out,
-        )  # fmt: skip
+        for scorer, data in runs.items():
+            out = tmp_path / f"{scorer}.jsonl"
+            shown.append(_cli(
+                "score", data, "--scorer", scorer, "--backend", "fake", "--runner", "ray",
+                "--workers", "1", "--out", out,
+            ))  # fmt: skip
+            lines = out.read_text().splitlines()
+            scores.append([json.loads(line)["results"][scorer]["score"] for line in lines])
     finally:
         ray.shutdown()  # the command keeps its local Ray for the process; a test must not
-    assert "mean coverage" in shown
-    scores = [json.loads(line)["results"][PLUGIN]["score"] for line in out.read_text().splitlines()]
-    assert scores == [0.5, 1.0, 0.0]
+    assert "mean coverage" in shown[0] and "mean focus" in shown[1]
+    assert scores == [[0.5, 1.0, 0.0], [0.5, 1.0, 0.0]]
 
 
 # Broken plugins -----------------------------------------------------------------------------
@@ -272,6 +369,7 @@ def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path
     _run(bin_ / "pip", "install", "-q", "torch==2.13.0")
     _run(bin_ / "pip", "install", "-q", "-c", ROOT / "constraints.txt", ROOT)
     _run(bin_ / "pip", "install", "-q", write_plugin(tmp_path / "question-coverage"))
+    _run(bin_ / "pip", "install", "-q", write_plugin(tmp_path / "answer-focus", FOCUS_FOLDER))
     env = {
         "PATH": f"{bin_}:/usr/bin:/bin",
         "HOME": str(tmp_path),
@@ -286,6 +384,12 @@ def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path
     assert "mean coverage" in _run(bin_ / "offline-recall", *command, env=env)
     scores = [json.loads(line)["results"][PLUGIN]["score"] for line in out.read_text().splitlines()]
     assert scores == [0.5, 1.0, 0.0]
+    focus = tmp_path / "focus.jsonl"
+    command = ("score", focus_rows(tmp_path / "answers.jsonl"), "--scorer", FOCUS)
+    assert "mean focus" in _run(bin_ / "offline-recall", *command, "--backend", "fake",
+                                "--out", focus, env=env)  # fmt: skip
+    found = [json.loads(line)["results"][FOCUS]["score"] for line in focus.read_text().splitlines()]
+    assert found == [0.5, 1.0, 0.0]
 
 
 def test_each_built_in_scorer_is_registered_under_its_own_id() -> None:

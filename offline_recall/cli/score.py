@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..scorers import RECALL, SCORERS, scorer_kind
+from ..scorers import RECALL, SCORERS, reads_context, scorer_kind
 from . import COMMANDS
 from .options import (
     fail_under_option,
@@ -164,7 +164,7 @@ def score(
         store_path = default_store_path(out)
     check_destinations(_destinations(out, store_path), {str(data): data})
     fields = parse_mapping(mapping)
-    dataset = open_dataset(data, fields, context_sep)
+    dataset = open_dataset(data, fields, context_sep, context_required=reads_context(scorers))
     if dataset.total == 0:
         raise click.ClickException(f"{data.name} holds no rows: nothing to score")
     has_output = dataset.detection.found["output"] is not None

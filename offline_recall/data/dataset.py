@@ -39,7 +39,8 @@ class Row(BaseModel):
     id: Any = None
     input: Any = None
     ground_truth: Any = None
-    context: list[str]
+    context: list[str] | None
+    """The retrieved chunks; None only when no scorer of the run reads them."""
     output: Any = None
     """The answer the system gave (read by scorers of the output, e.g. faithfulness)."""
     metadata: dict[str, Any] | None = None
@@ -84,9 +85,14 @@ def _missing_context(record: Mapping[str, Any], fields: FieldMap) -> str:
 
 
 def row_from_record(
-    line: int, record: Mapping[str, Any], fields: FieldMap, where: str = "line"
+    line: int,
+    record: Mapping[str, Any],
+    fields: FieldMap,
+    where: str = "line",
+    context_required: bool = True,
 ) -> Row | RowError:
-    """A row from one decoded record; `where` names the position in messages ("line 3")."""
+    """A row from one decoded record; `where` names the position in messages ("line 3").
+    A record without a context is an error when `context_required`, else a row without one."""
     row_id = next((record[k] for k in fields.id if k in record), None)
 
     def error(reason: str) -> RowError:
@@ -96,10 +102,12 @@ def row_from_record(
     if len(truths) > 1:
         return error(f"both {' and '.join(truths)} given")
     contexts = [k for k in fields.context if k in record and record[k] is not None]
-    if not contexts:
+    context = record[contexts[0]] if contexts else None
+    if context is None and context_required:
         return error(_missing_context(record, fields))
-    context = record[contexts[0]]
-    if not isinstance(context, list) or not all(isinstance(c, str) for c in context):
+    if context is not None and not (
+        isinstance(context, list) and all(isinstance(c, str) for c in context)
+    ):
         return error(f"'{contexts[0]}' must be a list of strings")
     read = {k for f in FIELDS for k in getattr(fields, f)}
     others = {str(k): v for k, v in record.items() if k not in read}
@@ -123,6 +131,8 @@ class RowReader:
 
     detection: Detection
     context_separator: str | None = None
+    context_required: bool = True
+    """Whether a record without a context is an error (a scorer of the run reads it)."""
 
     @property
     def where(self) -> str:
@@ -138,7 +148,7 @@ class RowReader:
             return row_error(number, refused, self.where)
         fields = self.detection.fields_for([k for k, v in record.items() if v is not None])
         if self.detection.format in (InputFormat.JSONL, InputFormat.JSON):
-            return row_from_record(number, record, fields, self.where)
+            return row_from_record(number, record, fields, self.where, self.context_required)
         return self._tabular_row(number, record, fields)
 
     def _tabular_row(self, number: int, record: dict[str, Any], fields: FieldMap) -> Row | RowError:
@@ -150,7 +160,7 @@ class RowReader:
                 row_id = next((record[k] for k in fields.id if k in record), None)
                 reason = f"'{key}' is not a JSON list of strings: {e}"
                 return row_error(number, reason, self.where, row_id)
-        return row_from_record(number, record, fields, self.where)
+        return row_from_record(number, record, fields, self.where, self.context_required)
 
 
 @dataclass(frozen=True)
@@ -161,10 +171,12 @@ class Dataset:
     detection: Detection
     total: int
     context_separator: str | None = None
+    context_required: bool = True
+    """Whether a record without a context is an error (a scorer of the run reads it)."""
 
     @property
     def reader(self) -> RowReader:
-        return RowReader(self.detection, self.context_separator)
+        return RowReader(self.detection, self.context_separator, self.context_required)
 
     @property
     def where(self) -> str:
@@ -179,7 +191,8 @@ class Dataset:
 
 
 def require_context(detection: Detection, columns: list[str], name: str) -> None:
-    """Refuse data with columns but none for the context, saying how to name it."""
+    """Refuse data with columns but none for the context, saying how to name it (for a run
+    whose scorers read the context)."""
     if columns and detection.found["context"] is None:
         wanted = " or ".join(detection.fields.context)
         raise DatasetError(
@@ -216,9 +229,14 @@ def _keys_and_total(fmt: InputFormat, path: Path) -> tuple[list[list[str]], int]
 
 
 def open_dataset(
-    path: Path, mapping: Mapping[str, str] | None = None, context_separator: str | None = None
+    path: Path,
+    mapping: Mapping[str, str] | None = None,
+    context_separator: str | None = None,
+    *,
+    context_required: bool = True,
 ) -> Dataset:
-    """Detect `path`'s format and field names; fail, saying what to do, if it has no context."""
+    """Detect `path`'s format and field names; fail, saying what to do, if it has no context
+    and `context_required` (a scorer of the run reads it)."""
     fmt = input_format(path)
     if not path.is_file():
         raise DatasetError(
@@ -229,5 +247,6 @@ def open_dataset(
     columns = list(dict.fromkeys(k for keys in sample for k in keys))
     tabular = fmt in (InputFormat.CSV, InputFormat.PARQUET)
     detection = detect(fmt, columns, mapping or {}, () if tabular else sample)
-    require_context(detection, columns, path.name)
-    return Dataset(path=path, detection=detection, total=total, context_separator=context_separator)
+    if context_required:
+        require_context(detection, columns, path.name)
+    return Dataset(path, detection, total, context_separator, context_required)

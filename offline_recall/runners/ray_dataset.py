@@ -15,6 +15,7 @@ from ..data.dataset import RowReader, require_context
 from ..data.fields import detect
 from ..data.readers import InputFormat
 from ..engines import engine_kind
+from ..scorers import reads_context
 from ..spec.run_spec import RunSpec
 from ..stores.results import parquet_row, parquet_schema
 from .ray_workers import RayOptions, Worker, actor_args, connect, require_ray
@@ -82,7 +83,9 @@ def score_dataset(
     connect(options)
     columns = [c for c in ds.columns() or [] if c != line_column]
     detection = detect(InputFormat.RAY, columns, dict(mapping or {}))
-    require_context(detection, columns, "the dataset")
+    context_required = reads_context(s.id for s in spec.scorers)
+    if context_required:
+        require_context(detection, columns, "the dataset")
     if line_column is None:
         line_column = "_offline_recall_line"
         ds = _numbered(ds, line_column)
@@ -94,7 +97,7 @@ def score_dataset(
         fn_constructor_kwargs={
             "spec_json": spec.model_dump_json(),
             "claim_cache": options.claim_cache,
-            "reader": RowReader(detection, context_separator),
+            "reader": RowReader(detection, context_separator, context_required),
             "line": line_column,
         },
         **actor_args(options),

@@ -12,6 +12,7 @@ from ..data.dataset import open_dataset
 from ..engines import engine_kind
 from ..engines.weights import sha256_file
 from ..errors import ConfigurationError, DatasetError
+from ..scorers import reads_context
 from ..spec.differences import installed_versions
 from ..spec.manifest import RunManifest
 from ..spec.resolve import resolve_recorded
@@ -164,7 +165,12 @@ def verify_run(
     if sample is not None and sample < len(lines):
         lines = sorted(random.Random(seed).sample(lines, sample))
     chosen = set(lines)
-    dataset = open_dataset(source, manifest.input.mapping, manifest.input.context_separator)
+    dataset = open_dataset(
+        source,
+        manifest.input.mapping,
+        manifest.input.context_separator,
+        context_required=reads_context(s.id for s in spec.scorers),
+    )
     rows = (r for r in dataset.rows() if r.line in chosen)
     if progress is not None:
         progress.begin(len(lines), 0)

@@ -11,6 +11,7 @@ they are looked for the first time the registry is listed or asked for an id it 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError
@@ -41,9 +42,15 @@ def scorer_kind(scorer_id: str) -> ScorerClass:
     return found
 
 
+def reads_context(scorer_ids: Iterable[str]) -> bool:
+    """Whether any of the scorers reads a run's context: a dataset scored with them then needs
+    a context field, and each of its rows a context."""
+    return any(scorer_kind(s).reads_context() for s in scorer_ids)
+
+
 def result_type(scorer_id: str) -> type[ScoreResult]:
     """The result type of scorer `scorer_id`, for reading recorded results back."""
     return scorer_kind(scorer_id).result_type
 
 
-__all__ = ["RECALL", "SCORERS", "Registry", "result_type", "scorer_kind"]
+__all__ = ["RECALL", "SCORERS", "Registry", "reads_context", "result_type", "scorer_kind"]

@@ -14,7 +14,7 @@ from ..engines.manifests import ModelManifest
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
 from .base import ScorerSetup
-from .context import ContextOptions
+from .context import ScorerOptions
 from .definition import ScorerDefinition
 from .pipeline import Built, Pipeline
 from .setup import resolve_setup
@@ -61,7 +61,7 @@ def refuse_judge(scorer: type[ScorerDefinition]) -> None:
 def build_scorer(
     scorer: type[P],
     engine: Engine,
-    options: ContextOptions | None,
+    options: ScorerOptions | None,
     setup: ScorerSetup,
     **built: Unpack[Built],
 ) -> P:
@@ -82,7 +82,7 @@ def build_scorer(
 def create_scorer(
     scorer: type[P],
     model: str | ModelManifest | Engine,
-    options: ContextOptions | None,
+    options: ScorerOptions | None,
     *,
     engine: str = "transformers",
     engine_options: dict[str, Any] | None = None,
@@ -94,10 +94,10 @@ def create_scorer(
 ) -> P:
     """`scorer` (a scorer class) on a model given by name, manifest or ready engine (see the
     `create_*_scorer` functions, and `EngineChoices` and `ClaimChoices` for the keywords), its
-    setup resolved as a run spec resolves it. `options` are required: None refuses, naming
-    the scorer's metric."""
+    setup resolved as a run spec resolves it. None for `options` builds the scorer's options
+    with no argument: refused, naming the scorer's metric, where a context source is required."""
     if options is None:
-        options = scorer.options_type()  # raises: a context source is required
+        options = scorer.options_type()  # raises where a context source is required
     if judge is not None:
         refuse_judge(scorer)
     manifest: ModelManifest | None = None

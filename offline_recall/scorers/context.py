@@ -25,7 +25,25 @@ ContextExtractor = Callable[[Any, Any], Sequence[str]]
 """Pulls the retrieved context out of a run's (input, output), e.g. tool results of an agent."""
 
 
-class ContextOptions(BaseModel):
+class ScorerOptions(BaseModel):
+    """What every scorer's options hold: how the score is scaled (0 or None means 1).
+
+    The options of a scorer that reads no context; a scorer that reads it takes
+    `ContextOptions`, which add where the context comes from.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    metric: ClassVar[str] = "the scorer"
+
+    scale: float | None = 1
+
+    @model_validator(mode="after")
+    def _checks_the_scale(self) -> ScorerOptions:
+        check_scale(self.scale)
+        return self
+
+
+class ContextOptions(ScorerOptions):
     """Where the context comes from and how the score is scaled (the reference's options).
 
     Give `context` (the retrieved chunks, the same for every run), `context_extractor`
@@ -33,12 +51,8 @@ class ContextOptions(BaseModel):
     agent-shaped runs. `scale` multiplies the score; 0 or None means 1.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
-    metric: ClassVar[str] = "the scorer"
-
     context: list[str] | None = None
     context_extractor: ContextExtractor | None = None
-    scale: float | None = 1
 
     @model_validator(mode="after")
     def _needs_a_context_source(self) -> ContextOptions:
@@ -48,7 +62,6 @@ class ContextOptions(BaseModel):
             )
         if self.context is not None and len(self.context) == 0:
             raise ConfigurationError("`context` is an empty list; give at least one chunk")
-        check_scale(self.scale)
         return self
 
 
@@ -185,7 +198,7 @@ def _caller_level() -> int:
     return level
 
 
-def context_texts(options: ContextOptions | None, run: ScorerInput) -> list[str]:
+def context_texts(options: ScorerOptions | None, run: ScorerInput) -> list[str]:
     """The run's context chunks in retrieved order, control characters replaced, blank ones
     kept.
 
@@ -195,6 +208,8 @@ def context_texts(options: ContextOptions | None, run: ScorerInput) -> list[str]
     when both are given and the run is agent-shaped; else the static context.
     """
     chunks: Sequence[Any]
+    if not isinstance(options, ContextOptions):
+        options = None  # options without a context source
     if run.context is not None:
         chunks = run.context
         _warn_options_unused(options, run.context)
@@ -218,7 +233,7 @@ def context_texts(options: ContextOptions | None, run: ScorerInput) -> list[str]
     return [clean_text(c) for c in chunks]
 
 
-def resolve_context(options: ContextOptions | None, run: ScorerInput) -> list[Chunk]:
+def resolve_context(options: ScorerOptions | None, run: ScorerInput) -> list[Chunk]:
     """The run's non-blank context chunks, each with its position in the list it came from."""
     return [Chunk(i, c) for i, c in enumerate(context_texts(options, run)) if c.strip()]
 

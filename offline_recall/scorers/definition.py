@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from ..judging.labelled import claim_statement
 from . import prompting
 from .base import ScoreResult, Status
-from .context import ContextOptions
+from .context import ContextOptions, ScorerOptions
 
 READS = ("ground truth", "output", "context", "question")
 """What a scorer may read of a run (see `ScorerDefinition.reads`)."""
@@ -37,10 +37,11 @@ class ScorerDefinition:
     off it."""
     prompt_package: ClassVar[str]
     """The package holding its prompt sets, one `<version>.toml` each."""
-    options_type: ClassVar[type[ContextOptions]] = ContextOptions
-    """Its options: where a run's context comes from and the scale, and any of its own. Built
-    with no argument where none are given, they refuse, naming the scorer's metric: a context
-    source is required."""
+    options_type: ClassVar[type[ScorerOptions]] = ContextOptions
+    """Its options: the scale, where a run's context comes from (`ContextOptions`, for a
+    scorer that reads it) and any of its own. Built with no argument where none are given;
+    `ContextOptions` then refuse, naming the scorer's metric: a context source is required. A
+    scorer that reads no context takes `ScorerOptions` (or a subclass), which need none."""
     measure: ClassVar[str] = "score"
     """What the score measures, in a word: "recall"."""
     unit: ClassVar[str] = "verdicts"
@@ -71,6 +72,11 @@ class ScorerDefinition:
         """What a labelled row's context is judged against, for calibration (see
         judging/labelled.py): by default the row's claim."""
         return claim_statement(record)
+
+    @classmethod
+    def reads_context(cls) -> bool:
+        """Whether it reads the run's context: a dataset scored with it needs a context field."""
+        return "context" in cls.reads
 
     @classmethod
     def needs_ground_truth(cls) -> bool:

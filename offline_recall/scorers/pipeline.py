@@ -25,7 +25,7 @@ from ..errors import ConfigurationError
 from ..judging.judge import Assessment, Judge, Pair, Question
 from .base import Progress, ScoreResult, ScorerInput, ScorerSetup, Status
 from .batch import isolated, stage
-from .context import ContextOptions, as_input
+from .context import ScorerOptions, as_input
 from .definition import ScorerDefinition
 from .memo import Memo
 
@@ -71,7 +71,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
     def __init__(
         self,
         engine: Engine,
-        options: ContextOptions | None,
+        options: ScorerOptions | None,
         setup: ScorerSetup,
         **built: Unpack[Built],
     ) -> None:
