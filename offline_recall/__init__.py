@@ -37,12 +37,14 @@ if TYPE_CHECKING:
     from .runners.ray_dataset import score_dataset
     from .runners.ray_workers import RayOptions
     from .runners.run import run_dataset
-    from .scorers.base import Scorer, ScoreResult, Status
+    from .scorers.base import Judgment, Scorer, ScoreResult, ScorerInput, Status
+    from .scorers.context import ContextOptions, ScorerOptions
     from .scorers.faithfulness import (
         FaithfulnessOptions,
         FaithfulnessResult,
         create_faithfulness_scorer,
     )
+    from .scorers.pipeline import Pipeline
     from .scorers.precision import (
         ChunkVerdict,
         ContextPrecisionOptions,
@@ -115,8 +117,13 @@ _MODULES: dict[str, str] = {
     "load_manifest": "offline_recall.engines.manifests",
     "model_dir": "offline_recall.engines.weights",
     # plugins
-    "Scorer": "offline_recall.scorers.base",
+    "Pipeline": "offline_recall.scorers.pipeline",
+    "ScorerOptions": "offline_recall.scorers.context",
+    "ContextOptions": "offline_recall.scorers.context",
+    "ScorerInput": "offline_recall.scorers.base",
     "ScoreResult": "offline_recall.scorers.base",
+    "Judgment": "offline_recall.scorers.base",
+    "Scorer": "offline_recall.scorers.base",
     # errors
     "OfflineRecallError": "offline_recall.errors",
     "ConfigurationError": "offline_recall.errors",
@@ -150,6 +157,7 @@ __all__ = [
     "ClaimVerdict",
     "Comparison",
     "ConfigurationError",
+    "ContextOptions",
     "ContextPrecisionOptions",
     "ContextRecallOptions",
     "ContextRelevanceOptions",
@@ -162,11 +170,13 @@ __all__ = [
     "InputSpec",
     "ItemRecord",
     "ItemResult",
+    "Judgment",
     "LocalRunner",
     "MissingExtraError",
     "ModelError",
     "OfflineRecallError",
     "Penalties",
+    "Pipeline",
     "PrecisionResult",
     "RayOptions",
     "RecallResult",
@@ -174,6 +184,8 @@ __all__ = [
     "RunStore",
     "ScoreResult",
     "Scorer",
+    "ScorerInput",
+    "ScorerOptions",
     "Status",
     "__version__",
     "compare_runs",
