@@ -18,6 +18,7 @@ import tomllib
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -149,47 +150,43 @@ def test_the_scorers_command_lists_the_built_in_scorers_and_the_plugins(installe
     assert "high, medium, low, none, per chunk" in shown  # context relevance's graded verdict
 
 
-def test_a_plugin_scores_verifies_reports_and_compares(installed: Path, tmp_path: Path) -> None:
-    data = rows(tmp_path / "data.jsonl")
-    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+def _every_command(scorer: str, data: Path, folder: Path, measure: str) -> tuple[list[Any], str]:
+    """`score` twice (a result file each), `verify`, `report`, `compare`, and `score` into
+    Parquet and `verify` that; the first run's records and its report page."""
+    a, b = folder / "a.jsonl", folder / "b.jsonl"
     for out in (a, b):
-        shown = _cli("score", data, "--scorer", PLUGIN, "--backend", "fake", "--out", out)
-        assert "mean coverage" in shown
+        shown = _cli("score", data, "--scorer", scorer, "--backend", "fake", "--out", out)
+        assert f"mean {measure}" in shown
+    assert "3 rows re-scored, 3 identical, 0 differ" in _cli("verify", a)
+    assert "wrote" in _cli("report", a, "--out", folder / "report.html")
+    title = scorer_kind(scorer).name
+    assert f"{title}: B against A" in _cli("compare", a, b)
+    parquet = folder / "a.parquet"
+    _cli("score", data, "--scorer", scorer, "--backend", "fake", "--out", parquet)
+    assert "3 rows re-scored, 3 identical" in _cli("verify", parquet)
     records = [json.loads(line) for line in a.read_text().splitlines()]
+    return records, (folder / "report.html").read_text()
+
+
+def test_a_plugin_scores_verifies_reports_and_compares(installed: Path, tmp_path: Path) -> None:
+    records, page = _every_command(PLUGIN, rows(tmp_path / "data.jsonl"), tmp_path, "coverage")
     results = [r["results"][PLUGIN] for r in records]
     assert [r["status"] for r in results] == ["ok", "ok", "no_context"]
     assert results[0]["addressed"] == [True, False] and results[0]["score"] == 0.5
-    assert "3 rows re-scored, 3 identical, 0 differ" in _cli("verify", a)
-    assert "wrote" in _cli("report", a, "--out", tmp_path / "report.html")
-    assert "Question coverage" in (tmp_path / "report.html").read_text()
-    assert "Question Coverage Scorer: B against A" in _cli("compare", a, b)
-    parquet = tmp_path / "a.parquet"
-    _cli("score", data, "--scorer", PLUGIN, "--backend", "fake", "--out", parquet)
-    assert "3 rows re-scored, 3 identical" in _cli("verify", parquet)
+    assert "Question coverage" in page
 
 
 def test_a_plugin_that_reads_no_context_scores_a_file_without_one(
     installed: Path, tmp_path: Path
 ) -> None:
     data = focus_rows(tmp_path / "answers.jsonl")
-    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    for out in (a, b):
-        shown = _cli("score", data, "--scorer", FOCUS, "--backend", "fake", "--out", out)
-        assert "mean focus" in shown
-    records = [json.loads(line) for line in a.read_text().splitlines()]
+    records, page = _every_command(FOCUS, data, tmp_path, "focus")
     assert [r["context"] for r in records] == [None, None, None]
     results = [r["results"][FOCUS] for r in records]
     assert [r["status"] for r in results] == ["ok", "ok", "no_claims"]
-    assert results[0]["focused"] == [True, False] and results[0]["score"] == 0.5
+    assert results[0]["focused"] == [True, False]
     assert [r["score"] for r in results] == [0.5, 1.0, 0.0]
-    assert "3 rows re-scored, 3 identical, 0 differ" in _cli("verify", a)
-    assert "wrote" in _cli("report", a, "--out", tmp_path / "report.html")
-    page = (tmp_path / "report.html").read_text()
     assert "Answer focus" in page and "Cats purr." in page
-    assert "Answer Focus Scorer: B against A" in _cli("compare", a, b)
-    parquet = tmp_path / "a.parquet"
-    _cli("score", data, "--scorer", FOCUS, "--backend", "fake", "--out", parquet)
-    assert "3 rows re-scored, 3 identical" in _cli("verify", parquet)
 
 
 def test_a_run_with_a_scorer_that_reads_the_context_still_needs_it(
