@@ -195,11 +195,22 @@ def load_profile(path: Path) -> JudgeProfile:
     try:
         return JudgeProfile.model_validate_json(path.read_bytes())
     except (OSError, ValidationError, ValueError) as e:
-        first = str(e).splitlines()[0]
         raise ModelError(
-            f"judge profile {path} cannot be read ({first}); refit it with "
+            f"judge profile {path} cannot be read ({_why(e)}); refit it with "
             "`offline-recall calibrate` or delete it"
         ) from e
+
+
+def _why(error: Exception) -> str:
+    """What is wrong with a profile file, in one line: for a malformed one, the first field
+    refused and why (and how many more), not only that validation failed."""
+    if not isinstance(error, ValidationError):
+        return str(error).splitlines()[0]
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = error.error_count() - 1
+    said = f"{where}: {first['msg']}" if where else str(first["msg"])
+    return said + (f", and {more} more" if more else "")
 
 
 def save_profile(profile: JudgeProfile, path: Path) -> Path:
