@@ -165,7 +165,8 @@ def test_runs_that_do_not_share_items_or_a_judge(tmp_path: Path) -> None:
     odd = str(write_run(tmp_path / "other.jsonl", other))
     code, out = cli(*paths, odd)
     assert code == 1
-    assert f"the runs differ (other.jsonl against base.jsonl: model: A {FAKE}; B judge@2)" in out
+    said = f"other.jsonl against base.jsonl: model: base.jsonl {FAKE}; other.jsonl judge@2"
+    assert f"the runs differ ({said})" in out
     assert "--allow-mismatch" in out
     code, out = cli(*paths, odd, "--allow-mismatch")
     assert code == 0 and out.startswith("WARNING: the runs differ")

@@ -215,8 +215,14 @@ def flipped(a: ItemRecord, b: ItemRecord, scorer: str) -> tuple[Flip, ...]:
     return tuple(sorted(found, key=lambda f: not f.lost))
 
 
-def record_mismatch(a: Sequence[ItemRecord], b: Sequence[ItemRecord], scorer: str) -> list[str]:
-    """How two runs' records say they were scored differently, when no manifest says more."""
+def record_mismatch(
+    a: Sequence[ItemRecord],
+    b: Sequence[ItemRecord],
+    scorer: str,
+    names: tuple[str, str] = ("A", "B"),
+) -> list[str]:
+    """How two runs' records say they were scored differently, when no manifest says more,
+    each run's values under its name in `names`."""
     fields: list[tuple[str, Callable[[ItemRecord], str]]] = [
         ("run spec", lambda r: r.spec_digest or "-"),
         ("model", lambda r: r.result(scorer).model_fingerprint),
@@ -227,7 +233,7 @@ def record_mismatch(a: Sequence[ItemRecord], b: Sequence[ItemRecord], scorer: st
     for label, field in fields:
         va, vb = sorted({field(r) for r in a}), sorted({field(r) for r in b})
         if va != vb:
-            out.append(f"{label}: A {', '.join(va)}; B {', '.join(vb)}")
+            out.append(f"{label}: {names[0]} {', '.join(va)}; {names[1]} {', '.join(vb)}")
     return out
 
 

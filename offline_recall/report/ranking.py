@@ -158,7 +158,9 @@ def _mismatch(
     out = []
     for i in range(1, len(runs)):
         given = known[i - 1] if known is not None else None
-        found = given if given is not None else record_mismatch(runs[0], runs[i], scorer)
+        found = given
+        if found is None:
+            found = record_mismatch(runs[0], runs[i], scorer, (names[0], names[i]))
         if found:
             out.append(f"{names[i]} against {names[0]}: {', '.join(found)}")
     return out
