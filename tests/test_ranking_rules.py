@@ -100,17 +100,17 @@ def test_wins_ties_and_losses_against_the_best() -> None:
 def test_each_run_after_the_first_says_how_it_differs_from_the_first() -> None:
     runs = [run([1.0], spec="s1"), run([1.0], spec="s2"), run([1.0], spec="s1", profile="q")]
     ranked = rank_runs(runs, ["A", "B", "C"], scorer=RECALL)
-    # Each line compares the first run ("A") with one other ("B" in the line's own terms).
+    # Each line compares the first run with one other, each value under its run's name.
     assert ranked.mismatch == (
         "B against A: run spec: A s1; B s2",
-        "C against A: judge profile: A p; B q",
+        "C against A: judge profile: A p; C q",
     )
     given = rank_runs(
         runs, ["A", "B", "C"], scorer=RECALL, mismatch=[["model", "prompt version"], None]
     )
     assert given.mismatch == (
         "B against A: model, prompt version",
-        "C against A: judge profile: A p; B q",
+        "C against A: judge profile: A p; C q",
     )
     last_given = rank_runs(runs, ["A", "B", "C"], scorer=RECALL, mismatch=[None, ["model"]])
     assert last_given.mismatch == ("B against A: run spec: A s1; B s2", "C against A: model")
