@@ -49,6 +49,33 @@ def test_polarity_mismatch_is_scoped_to_the_shared_words(
     assert (polarity_mismatch(claim, [sentence], content(claim)) is not None) is flipped
 
 
+@pytest.mark.parametrize(
+    ("claim", "sentence", "flipped"),
+    [
+        # "Failed to answer" denies answering, which the claim does not speak of.
+        (
+            "Hotel staff found her body in her hotel room.",
+            "She failed to answer the door to her hotel room.",
+            False,
+        ),
+        ("She answered the door to her hotel room.", "She failed to answer the door.", True),
+    ],
+)
+def test_a_negation_counts_only_where_the_other_text_states_its_head(
+    claim: str, sentence: str, flipped: bool
+) -> None:
+    assert (polarity_mismatch(claim, [sentence], content(claim)) is not None) is flipped
+
+
+def test_whether_or_not_denies_nothing() -> None:
+    sentence = "The jury will decide whether he is guilty."
+    claim = "The jury will decide whether or not he is guilty."
+    assert polarity_mismatch(claim, [sentence], content(claim)) is None
+    assert negated(tokens(claim)) == set()
+    claim = "The jury decided he is not guilty."
+    assert polarity_mismatch(claim, ["The jury decided he is guilty."], content(claim)) == 0
+
+
 def test_a_negation_scope_ends_at_its_clause() -> None:
     words = tokens("It did not rain, but the river rose.")
     inside = {words[i] for i in negated(words)}
@@ -67,6 +94,23 @@ def test_a_negation_scope_ends_at_its_clause() -> None:
     ],
 )
 def test_opposite_words_from_the_packaged_lexicon(claim: str, sentence: str, opposed: bool) -> None:
+    assert opposite(claim, sentence, content(claim)) is opposed
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "opposed"),
+    [
+        # A word inside a hyphenated compound is part of another word.
+        ("The 27-year-old quarterback signed.", "The young quarterback signed.", False),
+        ("The old quarterback signed.", "The young quarterback signed.", True),
+        # Nouns for people by sex or kin name two people, not two states.
+        ("Her mother died in 2006.", "Her father died in 2006.", False),
+        ("Her mother is alive.", "Her mother is dead.", True),
+        # Ordinals name places in a series.
+        ("He scored in the second leg.", "He scored in the first leg.", False),
+    ],
+)
+def test_only_free_predicate_words_have_opposites(claim: str, sentence: str, opposed: bool) -> None:
     assert opposite(claim, sentence, content(claim)) is opposed
 
 
@@ -115,6 +159,37 @@ def test_a_quantity_stated_otherwise_is_a_mismatch_and_the_same_one_a_match() ->
     assert quantity_signals("She was born in 1876.", sentences, [0]).mismatch == 0.0
 
 
+def test_a_number_joined_to_letters_is_part_of_a_word() -> None:
+    sentence = "In the quarter-finals, Berdych beat Monaco; Murray won the semi-final in four sets."
+    # "last-eight" is no count of sets: missing here, but not contradicted.
+    last_eight = quantity_signals("Berdych beat Monaco in the last-eight.", [sentence], [0])
+    assert (last_eight.found, last_eight.mismatch) == (0.0, 0.0)
+    assert quantity_signals("Berdych beat Monaco in eight sets.", [sentence], [0]).mismatch == 1.0
+    # Found where the context states it, in a compound or not.
+    found = quantity_signals("Berdych reached the last-eight.", ["He reached the last-eight."], [0])
+    assert (found.found, found.mismatch) == (1.0, 0.0)
+    # Nor is "three-day" a rival value of "twice".
+    rival = "He won a three-day playoff at the Masters."
+    assert quantity_signals("He won the Masters twice.", [rival], [0]).mismatch == 0.0
+    once = "He has won the Masters only once."
+    assert quantity_signals("He won the Masters twice.", [once], [0]).mismatch == 1.0
+
+
+def test_a_count_is_compared_with_counts_of_the_same_noun() -> None:
+    sentence = "Holmes is accused of killing 12 people and injuring 70 others."
+    assert quantity_signals("Holmes faces 165 counts.", [sentence], [0]).mismatch == 0.0
+    claim = "Holmes is accused of killing 14 people."
+    assert quantity_signals(claim, [sentence], [0]).mismatch == 1.0
+
+
+def test_a_value_the_claim_states_is_no_rival_of_its_other_values() -> None:
+    sentence = "He proposed after running 24.5 miles."
+    claim = "He had already run 24.5 miles of the 26.2 mile marathon."
+    assert quantity_signals(claim, [sentence], [0]) == (0.5, ("24.5", "miles"), 0.0)
+    claim = "He had run 22 miles of the 26.2 mile marathon."
+    assert quantity_signals(claim, [sentence], [0]).mismatch == 1.0
+
+
 def test_lexical_signals_carry_the_new_signals() -> None:
     context = "The Berlin Wall divided the city. On 9 November 1989 the wall came down."
     values = lexical_signals(context, "The Berlin Wall came down in 1998.")
@@ -124,6 +199,9 @@ def test_lexical_signals_carry_the_new_signals() -> None:
     assert values["polarity"] > 0.8 and values["opposite"] == 0.0
     # "Dangerous" against "not safe": the two flips agree, neither counts.
     values = lexical_signals(ASPIRIN, "Aspirin is dangerous for children with viral infections.")
+    assert values["polarity"] == values["opposite"] == 0.0
+    safe = "Aspirin is safe for children with viral infections such as the flu."
+    values = lexical_signals(safe, "Aspirin is not dangerous for children with viral infections.")
     assert values["polarity"] == values["opposite"] == 0.0
 
 

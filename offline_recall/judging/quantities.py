@@ -5,7 +5,15 @@ unit: "100 degrees Celsius" and "100 °C", "three decades" and "30 years", "twel
 and "12,000", "3 pm" and "15:00") supports it; one that the context does not state, where the
 sentence that best matches the claim's other words states another of the same kind ("two"
 against "only one", 1998 against 1989, 12 miles against 12 kilometres), counts strongly
-against it.
+against it. A number is read with what it is part of and what it counts:
+
+- a number joined by a hyphen to letters ("last-eight", "mother-of-two", "three-month") is part
+  of a word: it counts as found where the context states it, but is neither a value the context
+  must state to contradict the claim nor a rival value;
+- a plain count is compared only with counts of the same noun, the word after it ("165 counts"
+  is no rival of "12 people"; "two prizes" is of "three prizes");
+- a value the claim states itself is no rival of its other values ("24.5 miles of the 26.2 mile
+  marathon" against "he proposed after 24.5 miles").
 
 Read by a small table here rather than a library: quantulum3, the unit reader on the package
 index, reads these cases too but loads in 15 to 25 s on a 2-core machine (its `inflect`
@@ -22,6 +30,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import korean
+from .lexicon import STOP_WORDS, stem
 
 
 class Quantity(NamedTuple):
@@ -110,6 +119,7 @@ _TIME_OF_DAY = re.compile(
 # Relative tolerance when large or fractional values are compared (rounding: "4.2 billion").
 _TOLERANCE = 0.005
 _YEAR = re.compile(r"^(?:1[0-9]|20)\d\d$")
+_HYPHENS = "-\u2010\u2011"
 # Words before "one" that make it a pronoun, not a count ("no one", "the one", "a second one").
 _NOT_A_COUNT = frozenset(
     ["no", "the", "any", "every", "each", "this", "that", "which", "second", "another"]
@@ -172,9 +182,21 @@ def _unit(m: re.Match[str]) -> tuple[str, str, float, bool]:
     return "number", "number", 1.0, False
 
 
+class Stated(NamedTuple):
+    """A quantity as a text states it."""
+
+    quantity: Quantity
+    words: str
+    """The words that state it."""
+    in_word: bool = False
+    """Whether its number is joined by a hyphen to letters ("last-eight", "three-month")."""
+    noun: str | None = None
+    """What a plain count counts: the word after it, stemmed ("165 counts": "count")."""
+
+
 def quantities(text: str) -> tuple[Quantity, ...]:
     """Every quantity stated in `text` (a sentence or a short passage)."""
-    return tuple(dict.fromkeys(q for q, _ in _read(text)))
+    return tuple(dict.fromkeys(stated.quantity for stated in _read(text)))
 
 
 # Korean counters and units (case folded) -> (base unit, kind, factor); a counter not listed
@@ -195,7 +217,7 @@ _KOREAN_UNITS: dict[str, tuple[str, str, float]] = {
 }  # fmt: skip
 
 
-def _read_korean(text: str) -> list[tuple[Quantity, str]]:
+def _read_korean(text: str) -> list[Stated]:
     """The quantities of Korean text, read from its morphemes (see `korean.numbers`)."""
     found = []
     for number in korean.numbers(text):
@@ -207,17 +229,25 @@ def _read_korean(text: str) -> list[tuple[Quantity, str]]:
             unit, kind = "number", "year"  # 2020년 is a year, as 2020 is in English
         elif number.counter == "년":
             unit, kind = "year", "duration"
-        found.append((Quantity(round(value, 6), unit, kind), " ".join(number.words)))
+        found.append(Stated(Quantity(round(value, 6), unit, kind), " ".join(number.words)))
     return found
 
 
+def _in_word(text: str, start: int, end: int) -> bool:
+    """Whether the number at `text[start:end]` is joined by a hyphen to letters."""
+    before = start > 0 and text[start - 1] in _HYPHENS and text[start - 2 : start - 1].isalpha()
+    after = end < len(text) and text[end] in _HYPHENS and text[end + 1 : end + 2].isalpha()
+    return before or after
+
+
 @lru_cache(maxsize=65536)
-def _read(text: str) -> tuple[tuple[Quantity, str], ...]:
+def _read(text: str) -> tuple[Stated, ...]:
     """Each quantity stated in `text`, with the words that state it."""
-    rest, times = _times(text)
+    rest, found_times = _times(text)
+    times = [Stated(quantity, words) for quantity, words in found_times]
     if korean.has_hangul(text):
         return tuple([*times, *_read_korean(rest)])
-    found = list(times)
+    found = times
     for m in _QUANTITY.finditer(rest):
         number = m.group("num").strip()
         words = number.casefold().split()
@@ -237,7 +267,12 @@ def _read(text: str) -> tuple[tuple[Quantity, str], ...]:
             kind = "year"  # 1989 is compared with years, not with counts
         if unit == "°F":
             unit, value = "°C", (value - 32.0) * 5.0 / 9.0
-        found.append((Quantity(round(value, 6), unit, kind), m.group(0)))
+        noun = (m.group("unit") or "").casefold()
+        counted = (
+            stem(noun) if kind == "number" and noun.isalpha() and noun not in STOP_WORDS else None
+        )
+        in_word = _in_word(rest, m.start("num"), m.end("num"))
+        found.append(Stated(Quantity(round(value, 6), unit, kind), m.group(0), in_word, counted))
     return tuple(found)
 
 
@@ -251,9 +286,12 @@ def _same(a: Quantity, b: Quantity) -> bool:
     return abs(a.value - b.value) <= _TOLERANCE * max(abs(a.value), abs(b.value))
 
 
-def _comparable(a: Quantity, b: Quantity) -> bool:
-    """Whether `b` states the same sort of thing as `a` (so a different value contradicts)."""
-    return a.kind == b.kind
+def _comparable(a: Stated, b: Stated) -> bool:
+    """Whether `b` states the same sort of thing as `a` (so a different value contradicts): a
+    quantity of the same kind, and for a plain count, a count of the same noun."""
+    if a.quantity.kind != b.quantity.kind:
+        return False
+    return a.quantity.kind != "number" or a.noun == b.noun
 
 
 class QuantitySignals(NamedTuple):
@@ -273,10 +311,19 @@ def quantity_signals(claim: str, sentences: Sequence[str], best: Sequence[int]) 
     read = _read(claim)
     if not read:
         return QuantitySignals(1.0, (), 0.0)
-    wanted = quantities(claim)
+    wanted = {c.quantity: c for c in read}
     stated = [q for s in sentences for q in quantities(s)]
-    missing = [q for q in wanted if not any(_same(q, s) for s in stated)]
-    words = tuple(w for q, surface in read if q not in missing for w in surface.split())
-    near = [q for i in best for q in quantities(sentences[i])]
-    contradicted = any(_comparable(q, s) for q in missing for s in near)
+    missing = [c for q, c in wanted.items() if not any(_same(q, s) for s in stated)]
+    lost = {c.quantity for c in missing}
+    words = tuple(w for c in read if c.quantity not in lost for w in c.words.split())
+    near = [s for i in best for s in _read(sentences[i])]
+    if korean.has_hangul(claim) or any(korean.has_hangul(s) for s in sentences):
+        # Korean: every value of the kind is a rival; its counters name what they count (3권
+        # is compared with books only).
+        contradicted = any(c.quantity.kind == s.quantity.kind for c in missing for s in near)
+    else:
+        rivals = [
+            s for s in near if not s.in_word and not any(_same(q, s.quantity) for q in wanted)
+        ]
+        contradicted = any(_comparable(c, s) for c in missing if not c.in_word for s in rivals)
     return QuantitySignals(1.0 - len(missing) / len(wanted), words, 1.0 if contradicted else 0.0)

@@ -15,15 +15,12 @@ from itertools import pairwise
 from ..text import split_sentences
 from . import korean
 from .korean import has_hangul
+from .lexicon import STOP_WORDS as STOP_WORDS  # function words, read here by the scorers too
+from .lexicon import stem
 from .paraphrase import synonym_share
 from .polarity import opposite, polarity_mismatch
 from .quantities import QuantitySignals, quantity_signals
 
-# Function words carry no evidence of support.
-_STOP = """a an the of in on at to for and or but is are was were be been being by with as from
-that this these those it its his her their he she they we you i not no has have had also which
-who whom s t"""
-STOP_WORDS = frozenset(_STOP.split())
 # The signals a decision rule may use, besides "model" (the logit of the model's P(yes)).
 LEXICAL_SIGNALS = (
     "overlap",
@@ -45,25 +42,17 @@ LEXICAL_SIGNALS = (
 _WORD = re.compile(r"\w+")
 # "1,000" and "1000" are the same number.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
-_SUFFIXES = ("ing", "ed", "es", "s", "ly")
-
-
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def _tokens(text: str) -> list[str]:
     if has_hangul(text):  # Korean is read as morphemes, particles and endings apart
-        return [_stem(w) for w in korean.words(text)]
-    return [_stem(w) for w in _WORD.findall(_THOUSANDS.sub("", text.casefold()))]
+        return [stem(w) for w in korean.words(text)]
+    return [stem(w) for w in _WORD.findall(_THOUSANDS.sub("", text.casefold()))]
 
 
 def _content(text: str) -> list[str]:
     if has_hangul(text):
-        return [_stem(w) for w in korean.content_words(text)]
+        return [stem(w) for w in korean.content_words(text)]
     return [w for w in _tokens(text) if w not in STOP_WORDS]
 
 
