@@ -395,9 +395,11 @@ def line(row: Row, rose: Sequence[data.RecallRow], texts: Sequence[data.Decompos
     return "| " + " | ".join(cells) + " |"
 
 
-def main() -> None:
+def replay_arguments(description: str | None) -> tuple[argparse.Namespace, dict[str, str]]:
+    """The command line of a benchmark that replays the model's answers (--model, --data,
+    --backend, --raw), and the answers, by sentence; no answers file is refused."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default="smollm2-135m-instruct")
     parser.add_argument("--data", type=Path, default=data.DATA)
@@ -413,6 +415,11 @@ def main() -> None:
     if not args.raw.is_file():
         parser.error(f"no answers file {args.raw}: this benchmark replays answers only")
     answers: dict[str, str] = json.loads(args.raw.read_text())
+    return args, answers
+
+
+def main() -> None:
+    args, answers = replay_arguments(__doc__)
     resolved = resolve_run(
         args.model,
         engine=args.backend,

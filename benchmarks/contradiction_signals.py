@@ -31,9 +31,6 @@ prompt v4, a lexical one that makes no model call. The table's rows:
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -52,6 +49,7 @@ from benchmarks.claim_parts import (
     _NoGeneration,
     halves,
     pair_cell,
+    replay_arguments,
     score_rows,
     spearman_on,
 )
@@ -60,7 +58,7 @@ from benchmarks.quality import attribution, profile_note
 from benchmarks.quality_judges import max_over_pieces
 from benchmarks.quality_variants import model_variants
 from benchmarks.recall import Pair, extract_claims, judged, recall_scorer
-from offline_recall import ENGINES, ContextRecallOptions, FakeEngine, create_context_recall_scorer
+from offline_recall import ContextRecallOptions, FakeEngine, create_context_recall_scorer
 from offline_recall.engines import Failed
 from offline_recall.judging.signals import lexical_signals
 from offline_recall.runners.scoring import Scoring
@@ -117,24 +115,8 @@ def cases() -> dict[str, tuple[int, int]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--model", default="smollm2-135m-instruct")
-    parser.add_argument("--data", type=Path, default=data.DATA)
-    parser.add_argument("--backend", choices=list(ENGINES), default="transformers")
-    parser.add_argument(
-        "--raw",
-        type=Path,
-        default=Path("extraction_answers.json"),
-        help="the model's raw answers by sentence (extraction_rules.py --raw)",
-    )
-    args = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
-    if not args.raw.is_file():
-        parser.error(f"no answers file {args.raw}: this benchmark replays answers only")
-    answers: dict[str, str] = json.loads(args.raw.read_text())
+    args, answers = replay_arguments(__doc__)
     resolved = resolve_run(
         args.model,
         engine=args.backend,
