@@ -22,14 +22,9 @@ def synonyms() -> dict[str, frozenset[str]]:
     return related_words("synonyms.txt")
 
 
-@lru_cache(maxsize=65536)
-def _lemmas(word: str) -> frozenset[str]:
-    return frozenset(lemmas(word))
-
-
 @lru_cache(maxsize=256)
 def _context_lemmas(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(lemma for w in words for lemma in _lemmas(w))
+    return frozenset(lemma for w in words for lemma in lemmas(w))
 
 
 def synonym_share(
@@ -48,6 +43,6 @@ def synonym_share(
     said = [
         w
         for w in claim
-        if not _lemmas(w) & found and {s for f in _lemmas(w) for s in table.get(f, ())} & found
+        if not lemmas(w) & found and {s for f in lemmas(w) for s in table.get(f, ())} & found
     ]
     return math.fsum(weight(w) for w in said) / total

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from . import korean
@@ -170,14 +170,12 @@ def _denied(words: list[str], other: set[str]) -> set[int]:
     form or by an antonym ("not safe" against "dangerous": the opposite word then agrees with
     the negation, and the two cancel); `other` holds the forms of that text's words (see
     `lemmas`)."""
-    table = antonyms()
     inside: set[int] = set()
     for negation in negations(words):
         if negation.head is None:
             continue
         forms = lemmas(words[negation.head])
-        opposites = {o for form in forms for o in table.get(form, ())} - _NOT_OPPOSITES
-        if (forms | opposites) & other:
+        if (forms | _opposites(forms)) & other:
             inside |= negation.scope
     return inside
 
@@ -191,7 +189,8 @@ def _negated_words(text: str) -> tuple[list[str], set[int]]:
     return words, negated(words)
 
 
-def lemmas(word: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def lemmas(word: str) -> frozenset[str]:
     """The word and the base forms it may be an inflection of (over-generated on purpose:
     only forms found in the other text or in the antonym table matter)."""
     found = {word, _IRREGULAR.get(word, word)}
@@ -203,7 +202,7 @@ def lemmas(word: str) -> set[str]:
                 found.add(stem[:-1])  # dropped -> drop
             if stem.endswith("i"):
                 found.add(stem[:-1] + "y")  # earlier -> early
-    return found
+    return frozenset(found)
 
 
 def _forms(words: Iterable[str]) -> set[str]:
@@ -215,6 +214,12 @@ def _forms(words: Iterable[str]) -> set[str]:
 def antonyms() -> dict[str, frozenset[str]]:
     """Each word of the packaged antonym table (one pair per line), with its antonyms."""
     return related_words("antonyms.txt")
+
+
+def _opposites(forms: frozenset[str]) -> set[str]:
+    """The antonyms of a word's forms, but words that are no opposites (`_NOT_OPPOSITES`)."""
+    table = antonyms()
+    return {o for form in forms for o in table.get(form, ())} - _NOT_OPPOSITES
 
 
 def polarity_mismatch(claim: str, sentences: Sequence[str], content: set[str]) -> int | None:
@@ -277,7 +282,6 @@ def _bound_words(text: str) -> set[str]:
 def opposite(claim: str, sentence: str, content: set[str]) -> bool:
     """Whether a free content word of the claim is missing from the sentence while one of its
     antonyms is there, free too (and missing from the claim)."""
-    table = antonyms()
     # Capitalised words are names ("New Hampshire"), not opposites of "old".
     claim_words, sentence_words = _common_words(claim), _common_words(sentence)
     claim_free = claim_words - _bound_words(claim) - _NOT_OPPOSITES
@@ -288,7 +292,7 @@ def opposite(claim: str, sentence: str, content: set[str]) -> bool:
         forms = lemmas(word)
         if forms & sentence_lemmas:
             continue  # the sentence holds the word in another form
-        opposites = {o for form in forms for o in table.get(form, ())} - _NOT_OPPOSITES
+        opposites = _opposites(forms)
         for other in sentence_free - claim_words:
             other_forms = lemmas(other)
             if other_forms & opposites and not other_forms & claim_lemmas:
