@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from offline_recall.cli import main
+from offline_recall.data.dataset import RowError, open_dataset
 from offline_recall.data.readers import (
     QUOTED,
     Unreadable,
@@ -15,7 +20,9 @@ from offline_recall.data.readers import (
     json_error,
     line_error,
 )
+from offline_recall.data.shards import plan_shards, read_shards
 from offline_recall.errors import DatasetError
+from offline_recall.scorers import RECALL
 
 
 def decode_error(text: str) -> json.JSONDecodeError:
@@ -84,3 +91,56 @@ def test_a_line_short_enough_is_quoted_whole_and_a_longer_one_by_its_ends() -> N
     longer = short + "1"
     said = line_error(decode_error(longer), longer)
     assert said.endswith(f"; the line starts `{longer[:QUOTED]}` and ends `{longer[-QUOTED:]}`")
+
+
+def _parquet_with_a_stray_byte(path: Path, column: str) -> Path:
+    """Three rows whose second holds the byte 0xff in `column`: a binary ground truth, a text
+    ground truth (bytes labelled UTF-8 that are not), or a context of binary chunks."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truths = [b"Paris is in France.", b"Paris \xff is in France.", b"Rome is in Italy."]
+    chunks = [[b"Paris is in France."], [b"Paris \xff."], [b"Rome is in Italy."]]
+    columns: dict[str, Any] = {
+        "input": ["q", "q", "q"],
+        "ground_truth": [t.decode("latin-1").replace("\xff", "") for t in truths],
+        "context": [[c.decode("latin-1").replace("\xff", "") for c in cs] for cs in chunks],
+    }
+    if column == "binary":
+        columns["ground_truth"] = pa.array(truths, pa.binary())
+    elif column == "text":
+        columns["ground_truth"] = pa.array(truths, pa.binary()).view(pa.string())
+    else:
+        columns["context"] = pa.array(chunks, pa.list_(pa.binary()))
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+@pytest.mark.parametrize("column", ["binary", "text", "chunks"])
+def test_parquet_bytes_that_are_not_utf8_are_the_rows_error_in_a_run_and_its_resume(
+    tmp_path: Path, column: str
+) -> None:
+    data = _parquet_with_a_stray_byte(tmp_path / "data.parquet", column)
+    out = tmp_path / "r.jsonl"
+    command = ["score", str(data), "--backend", "fake", "--no-cache", "--out", str(out)]
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 0, result.output
+    scored = out.read_text()
+    records = [json.loads(line)["results"][RECALL] for line in scored.splitlines()]
+    assert [r["status"] for r in records] == ["ok", "error", "ok"]
+    assert records[1]["error"] == "holds bytes that are not valid UTF-8 text"
+    with sqlite3.connect(f"{out}.run.sqlite") as db:
+        db.execute("DELETE FROM results WHERE line >= 2")
+    resumed = CliRunner().invoke(main, command)
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming: 1 of 3 rows" in resumed.output
+    assert out.read_text() == scored
+
+
+def test_parquet_shards_read_a_stray_byte_as_the_whole_file_does(tmp_path: Path) -> None:
+    data = _parquet_with_a_stray_byte(tmp_path / "data.parquet", "text")
+    dataset = open_dataset(data)
+    plan = plan_shards(dataset, 1)
+    sharded = [row for _, rows in read_shards(dataset, plan, list(plan.shards)) for row in rows]
+    assert sharded == list(dataset.rows())
+    assert isinstance(sharded[1], RowError) and "UTF-8" in sharded[1].message

@@ -292,10 +292,42 @@ def parquet_file(path: Path) -> Any:
         raise DatasetError(f"{path.name}: not a readable Parquet file ({e})") from e
 
 
+def _as_text(value: Any) -> Any:
+    """`value` with every `bytes` in it decoded as UTF-8 text; a byte that is not UTF-8 is kept
+    as `surrogateescape` writes it, so that `refused_value` refuses the record, as it refuses
+    such bytes in the other formats."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    if isinstance(value, dict):
+        return {_as_text(k): _as_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_text(v) for v in value]
+    return value
+
+
+def _row_record(batch: Any, index: int) -> dict[str, Any] | str:
+    try:
+        record: dict[str, Any] = batch.slice(index, 1).to_pylist()[0]
+    except UnicodeDecodeError:
+        return "holds bytes that are not valid UTF-8 text"
+    return _as_text(record)
+
+
+def batch_records(batch: Any) -> list[dict[str, Any] | str]:
+    """The records of a batch of Parquet or Arrow rows, in order, with binary values read as
+    text; a row whose text columns hold bytes that are not UTF-8 is the reason it cannot be
+    read (the rest of the batch is read)."""
+    try:
+        found: list[dict[str, Any]] = batch.to_pylist()
+    except UnicodeDecodeError:
+        return [_row_record(batch, i) for i in range(batch.num_rows)]
+    return [_as_text(record) for record in found]
+
+
 def parquet_records(path: Path) -> Iterator[Record]:
     number = 0
     for batch in parquet_file(path).iter_batches(batch_size=1024):
-        for record in batch.to_pylist():
+        for record in batch_records(batch):
             number += 1
             yield number, record
 

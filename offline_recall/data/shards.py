@@ -22,6 +22,7 @@ from .dataset import Dataset, Row, RowError
 from .readers import (
     InputFormat,
     Record,
+    batch_records,
     byte_lines,
     csv_reader,
     csv_rows,
@@ -185,7 +186,7 @@ def _group_records(dataset: Dataset, group: int, shards: list[Shard]) -> Iterato
         if position >= end:
             return
         if any(position < s.end and s.start < position + batch.num_rows for s in wanted):
-            for offset, record in enumerate(batch.to_pylist(), start=position):
+            for offset, record in enumerate(batch_records(batch), start=position):
                 if any(s.start <= offset < s.end for s in wanted):
                     yield base + offset, record
         position += batch.num_rows

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..data.dataset import RowReader, require_context
 from ..data.fields import detect
-from ..data.readers import InputFormat
+from ..data.readers import InputFormat, batch_records
 from ..engines import engine_kind
 from ..scorers import reads_context
 from ..spec.run_spec import RunSpec
@@ -34,8 +34,10 @@ class RecordScorer(Worker):
         import pyarrow as pa
 
         rows = []
-        for record in batch.to_pylist():
-            number = record.pop(self._line)
+        numbers = batch.column(self._line).to_pylist()
+        for number, record in zip(numbers, batch_records(batch), strict=True):
+            if isinstance(record, dict):
+                del record[self._line]
             rows.append(self._reader.row(int(number), record))
         scored = [parquet_row(r) for r in self.score(rows)]
         return pa.Table.from_pylist(scored, schema=self._schema)
