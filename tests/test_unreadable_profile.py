@@ -6,9 +6,19 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from offline_recall import FakeEngine
+from offline_recall.cli import main
 from offline_recall.errors import ModelError
-from offline_recall.judging.profile import load_profile
+from offline_recall.judging.profile import (
+    load_profile,
+    save_profile,
+    threshold_profile,
+    user_profile_path,
+)
+
+from .conftest import EXAMPLE, RECALL
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 TO_DO = "; refit it with `offline-recall calibrate` or delete it"
@@ -48,3 +58,53 @@ def test_a_malformed_profile_names_the_field_refused_and_why(tmp_path: Path) -> 
     assert "validation error for JudgeProfile" not in said
     path.write_text("{}")
     assert "(model_fingerprint: Field required, and 7 more)" in refusal(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "why"),
+    [
+        ("weights", [float("nan")], "weights.0: Input should be a finite number"),
+        ("scales", [float("inf")], "scales.0: Input should be a finite number"),
+        ("scales", [0.0], "scales.0: Input should be greater than or equal to 0.000000001"),
+        ("bias", float("-inf"), "bias: Input should be a finite number"),
+        ("means", [1e300], "means.0: Input should be less than or equal to 1000000"),
+        ("threshold", float("nan"), "threshold: Input should be a finite number"),
+        ("rows", -1, "rows: Input should be greater than or equal to 0"),
+    ],
+)
+def test_a_profile_number_that_is_not_finite_or_in_range_is_refused_naming_its_field(
+    tmp_path: Path, field: str, value: object, why: str
+) -> None:
+    path = tmp_path / "m.judge.json"
+    plain = threshold_profile(0.5).model_dump(mode="json")
+    path.write_text(json.dumps({**plain, field: value}))  # NaN and Infinity as Python writes them
+    assert refusal(path) == f"judge profile {path} cannot be read ({why}){TO_DO}"
+
+
+def test_a_cross_validation_measure_out_of_range_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.judge.json"
+    shipped = json.loads((MODELS / "smollm2-135m-instruct.v4.judge.json").read_text())
+    measured = {**shipped["cross_validated"], "fold_aurocs": [0.5, float("nan")]}
+    path.write_text(json.dumps({**shipped, "cross_validated": measured}))
+    assert "(cross_validated.fold_aurocs.1: Input should be a finite number)" in refusal(path)
+
+
+def test_a_run_under_a_stored_profile_with_a_nan_weight_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NaN weight would make every verdict's logit the largest one: every claim supported."""
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    fingerprint = FakeEngine(prompt_version="v4").identity.fingerprint
+    stored = save_profile(
+        threshold_profile(0.5, fingerprint=fingerprint, prompt_version="v4"),
+        user_profile_path(RECALL, fingerprint, "v4"),
+    )
+    stored.write_text(stored.read_text().replace('"weights": [\n    1.0\n  ]', '"weights": [NaN]'))
+    data = tmp_path / "data.jsonl"
+    data.write_text(EXAMPLE.read_text())
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(main, ["score", str(data), "--backend", "fake", "--out", str(out)])
+    assert result.exit_code == 1
+    why = "weights.0: Input should be a finite number"
+    assert f"Error: judge profile {stored} cannot be read ({why}){TO_DO}" in result.output
+    assert not out.exists()

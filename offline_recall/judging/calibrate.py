@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DatasetError
 from .labelled import LabelledPair
-from .profile import MODEL_SIGNAL, RECALL, CrossValidated, JudgeProfile
+from .profile import MIN_SCALE, MODEL_SIGNAL, RECALL, CrossValidated, JudgeProfile
 from .signals import LEXICAL_SIGNALS, word_overlap
 
 if TYPE_CHECKING:  # numpy and scikit-learn load with a fit: applying a profile needs neither
@@ -68,7 +68,7 @@ def _fit(x: Matrix, y: NDArray[np.bool_], seed: int) -> tuple[Matrix, Matrix, Lo
 
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
-    scale[scale == 0] = 1.0
+    scale[scale < MIN_SCALE] = 1.0
     model = LogisticRegression(C=REGULARISATION_C, max_iter=2000, random_state=seed)
     model.fit((x - mean) / scale, y)
     return mean, scale, model

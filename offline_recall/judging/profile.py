@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -30,22 +30,35 @@ SIGNALS = (MODEL_SIGNAL, *LEXICAL_SIGNALS)
 PROFILE_SUFFIX = ".judge.json"
 # P(yes) is clamped before its logit so that a certain model stays a finite signal.
 _P_EDGE = 1e-6
+LIMIT = 1e6
+"""The largest size of a profile's means, weights and bias, and of its scales: far beyond any
+fitted rule, and small enough that a verdict's logit stays a finite number."""
+MIN_SCALE = 1e-9
+"""The smallest scale: a signal that varies less than this over the rows fitted is constant
+(`calibrate` gives it the scale 1)."""
+
+Bounded = Annotated[float, Field(ge=-LIMIT, le=LIMIT)]
+"""A finite number of at most `LIMIT` either way."""
+Scale = Annotated[float, Field(ge=MIN_SCALE, le=LIMIT)]
+"""A signal's spread: a finite number from `MIN_SCALE` to `LIMIT`."""
+Share = Annotated[float, Field(ge=0.0, le=1.0)]
+"""A measure from 0 to 1 (an AUROC, a balanced accuracy)."""
 
 
 class CrossValidated(BaseModel):
     """How the rule did on rows it was not fitted on (k-fold, grouped by claim)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    folds: int
-    auroc: float
-    balanced_accuracy: float = Field(description="At the profile's threshold")
-    baseline_auroc: float = Field(description="Word overlap on the same rows")
-    baseline_balanced_accuracy: float = Field(description="Word overlap at its best threshold")
-    fold_aurocs: tuple[float, ...] = Field(
+    folds: int = Field(ge=1)
+    auroc: Share
+    balanced_accuracy: Share = Field(description="At the profile's threshold")
+    baseline_auroc: Share = Field(description="Word overlap on the same rows")
+    baseline_balanced_accuracy: Share = Field(description="Word overlap at its best threshold")
+    fold_aurocs: tuple[Share, ...] = Field(
         default=(), description="AUROC within each fold that held both labels"
     )
-    claims: int | None = Field(default=None, description="Claims the rows hold")
+    claims: int | None = Field(default=None, ge=0, description="Claims the rows hold")
 
     @property
     def spread(self) -> float | None:
@@ -58,18 +71,21 @@ class CrossValidated(BaseModel):
 
 
 class JudgeProfile(BaseModel):
-    """A fitted decision rule for one scorer's verdicts, model fingerprint and prompt version."""
+    """A fitted decision rule for one scorer's verdicts, model fingerprint and prompt version.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Every number is finite and in range (a file's NaN weight would decide every verdict), so a
+    profile that is read is a rule that can be applied."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     scorer: str = Field(default=RECALL, description="The scorer whose verdicts the rule decides")
     model_fingerprint: str
     prompt_version: str
     signals: tuple[str, ...] = Field(description="Names from SIGNALS, in weight order")
-    means: tuple[float, ...]
-    scales: tuple[float, ...]
-    weights: tuple[float, ...]
-    bias: float
+    means: tuple[Bounded, ...]
+    scales: tuple[Scale, ...]
+    weights: tuple[Bounded, ...]
+    bias: Bounded
     threshold: float = Field(ge=0.0, le=1.0, description="supported = probability >= threshold")
     evidence_sentences: int | None = Field(
         default=None,
@@ -78,7 +94,7 @@ class JudgeProfile(BaseModel):
         "of a chunk instead of the whole chunk; None: the whole chunk",
     )
     trained_on: str = ""
-    rows: int = 0
+    rows: int = Field(default=0, ge=0)
     seed: int = 0
     cross_validated: CrossValidated | None = None
 
@@ -90,8 +106,6 @@ class JudgeProfile(BaseModel):
         n = len(self.signals)
         if not n or not len(self.means) == len(self.scales) == len(self.weights) == n:
             raise ValueError("signals, means, scales and weights must have one entry per signal")
-        if any(s <= 0 for s in self.scales):
-            raise ValueError("scales must be positive")
         return self
 
     @property
