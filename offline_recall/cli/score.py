@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +28,7 @@ from .ray_run import Runner, runner_options, score_on_ray
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..data.dataset import Dataset
     from ..runners.run import RunOutcome
     from ..spec.run_spec import RunSpec
 
@@ -167,17 +172,7 @@ def score(
     dataset = open_dataset(data, fields, context_sep, context_required=reads_context(scorers))
     if dataset.total == 0:
         raise click.ClickException(f"{data.name} holds no rows: nothing to score")
-    has_output = dataset.detection.found["output"] is not None
-    needing = [
-        s
-        for s in scorers
-        if scorer_kind(s).needs_ground_truth()
-        and not (has_output and scorer_kind(s).output_for_ground_truth)
-    ]
-    if needing and (
-        missing := dataset.detection.missing_ground_truth(data.name, " and ".join(needing))
-    ):
-        raise click.ClickException(missing)
+    _check_rows(data.name, dataset, scorers)
 
     from rich.console import Console
     from rich.text import Text
@@ -216,13 +211,17 @@ def score(
     if runner.ray is not None:
         if store_path is not None:
             raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
-        ray = score_on_ray(runner, run, dataset, given, out, form, restart, console)
+        with _resumable(console, "the run's shards"):
+            ray = score_on_ray(runner, run, dataset, given, out, form, restart, console)
         written = out if runner.merge else None
         _report(console, started, form, ray, spec, written, gates, max_failed, dataset.where)
         return
     cache = None if no_cache else ClaimCache()
     try:
-        with RunStore(store_path, restart=restart) as store:
+        with (
+            _resumable(console, None if store_path is None else f"the run store {store_path}"),
+            RunStore(store_path, restart=restart) as store,
+        ):
             local = LocalRunner(store, RunBar(console, dataset.total), cache)
             outcome = run_dataset(
                 run, dataset, given, local, out, keep_records=form == "table", say=console.print
@@ -232,6 +231,75 @@ def score(
             cache.close()
 
     _report(console, started, form, outcome, spec, out, gates, max_failed, dataset.where)
+
+
+def resume_command(argv: Sequence[str]) -> str:
+    """The command that resumes an interrupted `score`: the one given (`argv`, as
+    `sys.argv` holds it), less `--restart`, quoted for a POSIX shell."""
+    program = argv[0] if argv and Path(argv[0]).name == "offline-recall" else "offline-recall"
+    return shlex.join([program, *(a for a in argv[1:] if a != "--restart")])
+
+
+@contextmanager
+def _resumable(console: Console, store: str | None) -> Iterator[None]:
+    """A run stopped from the keyboard (Ctrl-C) ends saying how many rows `store` keeps
+    and the command that scores the others, and exits 130, as a shell's interrupted command
+    does; None for `store`: the run keeps none."""
+    from rich.text import Text
+
+    from ..runners.run import Interrupted
+
+    try:
+        yield
+    except Interrupted as stopped:
+        command = resume_command(sys.argv)
+        if store is None:
+            said = "interrupted: this run keeps no store (give --out to keep one); run again:"
+        elif stopped.kept == 0:
+            said = "interrupted before any row was kept; the same command starts again:"
+        else:
+            left = stopped.total - stopped.kept
+            said = (
+                f"interrupted: {stopped.kept} of {stopped.total} rows are kept in {store}; "
+                f"the same command scores the other {left}:"
+            )
+        console.print(Text(said, style="yellow"), soft_wrap=True)
+        console.print(Text(f"  {command}"), soft_wrap=True)
+        raise click.exceptions.Exit(130) from None
+
+
+def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
+    """Refuse, before any model loads, a dataset none of whose rows can be scored (with the
+    first reasons), or one in which no row holds a field that a scorer of the run reads."""
+    from ..data.dataset import survey
+
+    needed: dict[tuple[str, ...], list[str]] = {}
+    for sid in scorers:
+        for fields in scorer_kind(sid).row_fields():
+            needed.setdefault(fields, []).append(sid)
+    # No ground truth's key in the records read to detect the names: said without reading
+    # the rows (a scorer that judges the output instead is not held back by it).
+    has_output = dataset.detection.found["output"] is not None
+    needing = [
+        s
+        for s in scorers
+        if scorer_kind(s).needs_ground_truth()
+        and not (has_output and scorer_kind(s).output_for_ground_truth)
+    ]
+    if needing and (missing := dataset.detection.missing_ground_truth(name, " and ".join(needing))):
+        raise click.ClickException(missing)
+    found = survey(dataset, list(needed))
+    if not found.scorable:
+        lines = [f"{name}: none of its {found.read} rows can be scored:"]
+        lines += [f"  {row.message}" for row in found.refused]
+        if found.read > len(found.refused):
+            lines.append(f"  and {found.read - len(found.refused)} more")
+        raise click.ClickException("\n".join(lines))
+    for fields, sids in needed.items():
+        if not found.present.intersection(fields):
+            raise click.ClickException(
+                dataset.detection.missing(fields[0], name, " and ".join(sids))
+            )
 
 
 def _destinations(out: Path | None, store: Path | None) -> list[tuple[str, Path]]:
@@ -263,7 +331,14 @@ def _report(
     from rich.console import Console
     from rich.text import Text
 
-    from .summary import failed_lines, gate_failure, items_table, missing_truth_line, summary_table
+    from .summary import (
+        every_row_failed,
+        failed_lines,
+        gate_failure,
+        items_table,
+        missing_truth_line,
+        summary_table,
+    )
 
     seconds = time.perf_counter() - started
     summaries = outcome.summaries
@@ -280,6 +355,6 @@ def _report(
         Console().print(Text(line), soft_wrap=True)
     if out is not None:
         console.print(f"results: {out}")
-    failure = gate_failure(summaries, gates, max_failed)
+    failure = every_row_failed(summaries) or gate_failure(summaries, gates, max_failed)
     if failure is not None:
         raise click.ClickException(failure)

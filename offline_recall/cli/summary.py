@@ -126,6 +126,18 @@ def items_table(records: Sequence[ItemRecord]) -> Table:
     return table
 
 
+def every_row_failed(summaries: Mapping[str, Summary]) -> str | None:
+    """Why a run failed although it ran: a scorer whose every row failed (status error), so
+    that it scored nothing; None when each scorer scored some row."""
+    for sid, summary in summaries.items():
+        if summary.items and summary.failed == summary.items:
+            return (
+                f"every row failed for {sid} ({summary.failed} of {summary.items}, status "
+                "error): nothing was scored; the first reasons are above"
+            )
+    return None
+
+
 def gate_failure(
     summaries: Mapping[str, Summary], gates: Mapping[str, float], max_failed: int | None
 ) -> str | None:

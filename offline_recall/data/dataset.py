@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -58,6 +58,14 @@ class RowError(BaseModel):
     """What is wrong and where: `line 4: not valid JSON: ...`."""
     reason: str | None = None
     """The same without its position, as a result records it beside its own `line`."""
+    input: Any = None
+    ground_truth: Any = None
+    context: list[str] | None = None
+    output: Any = None
+    metadata: dict[str, Any] | None = None
+    """The record's fields as read, where it was a record: its result record keeps them (a
+    value that could not be read as its field, such as a context that is not a list of
+    strings, is kept here under its own key)."""
 
     @property
     def error(self) -> str:
@@ -84,6 +92,49 @@ def _missing_context(record: Mapping[str, Any], fields: FieldMap) -> str:
     )
 
 
+def _read(record: Mapping[str, Any], fields: FieldMap) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A record's id, input, ground truth and output by `fields`, and its other fields (which
+    no scorer reads). Two ground truths give none: which one was meant?"""
+    truths = [k for k in fields.ground_truth if k in record]
+    read = {k for f in FIELDS for k in getattr(fields, f)}
+    given = {
+        "id": next((record[k] for k in fields.id if k in record), None),
+        "input": next((record[k] for k in fields.input if k in record), None),
+        "ground_truth": (
+            ground_truth_value(truths[0], record[truths[0]]) if len(truths) == 1 else None
+        ),
+        "output": next((record[k] for k in fields.output if k in record), None),
+    }
+    return given, {str(k): v for k, v in record.items() if k not in read}
+
+
+def _chunks(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(c, str) for c in value)
+
+
+def _refused(
+    line: int,
+    reason: str,
+    where: str,
+    record: Mapping[str, Any],
+    fields: FieldMap,
+    *unread: str,
+) -> RowError:
+    """The error of a record that cannot be scored, keeping its fields as read; the values
+    of `unread` keys (read as no field) are kept with its other fields."""
+    given, others = _read(record, fields)
+    kept = others | {k: record[k] for k in unread}
+    context = next((record[k] for k in fields.context if k in record and k not in unread), None)
+    return RowError(
+        line=line,
+        message=f"{where} {line}: {reason}",
+        reason=reason,
+        context=context if _chunks(context) else None,
+        metadata=kept or None,
+        **given,
+    )
+
+
 def row_from_record(
     line: int,
     record: Mapping[str, Any],
@@ -92,34 +143,20 @@ def row_from_record(
     context_required: bool = True,
 ) -> Row | RowError:
     """A row from one decoded record; `where` names the position in messages ("line 3").
-    A record without a context is an error when `context_required`, else a row without one."""
-    row_id = next((record[k] for k in fields.id if k in record), None)
-
-    def error(reason: str) -> RowError:
-        return row_error(line, reason, where, row_id)
-
+    A record without a context is an error when `context_required`, else a row without one.
+    A record that is an error keeps its fields as read."""
     truths = [k for k in fields.ground_truth if k in record]
     if len(truths) > 1:
-        return error(f"both {' and '.join(truths)} given")
+        return _refused(line, f"both {' and '.join(truths)} given", where, record, fields, *truths)
     contexts = [k for k in fields.context if k in record and record[k] is not None]
     context = record[contexts[0]] if contexts else None
     if context is None and context_required:
-        return error(_missing_context(record, fields))
-    if context is not None and not (
-        isinstance(context, list) and all(isinstance(c, str) for c in context)
-    ):
-        return error(f"'{contexts[0]}' must be a list of strings")
-    read = {k for f in FIELDS for k in getattr(fields, f)}
-    others = {str(k): v for k, v in record.items() if k not in read}
-    return Row(
-        line=line,
-        id=row_id,
-        input=next((record[k] for k in fields.input if k in record), None),
-        ground_truth=ground_truth_value(truths[0], record[truths[0]]) if truths else None,
-        context=context,
-        output=next((record[k] for k in fields.output if k in record), None),
-        metadata=others or None,
-    )
+        return _refused(line, _missing_context(record, fields), where, record, fields)
+    if context is not None and not _chunks(context):
+        reason = f"'{contexts[0]}' must be a list of strings"
+        return _refused(line, reason, where, record, fields, contexts[0])
+    given, others = _read(record, fields)
+    return Row(line=line, context=context, metadata=others or None, **given)
 
 
 @dataclass(frozen=True)
@@ -157,9 +194,8 @@ class RowReader:
             try:
                 record = {**record, key: decode_context_cell(record[key], self.context_separator)}
             except ValueError as e:
-                row_id = next((record[k] for k in fields.id if k in record), None)
                 reason = f"'{key}' is not a JSON list of strings: {e}"
-                return row_error(number, reason, self.where, row_id)
+                return _refused(number, reason, self.where, record, fields, key)
         return row_from_record(number, record, fields, self.where, self.context_required)
 
 
@@ -188,6 +224,55 @@ class Dataset:
         reader = self.reader
         for number, record in records(self.detection.format, self.path):
             yield reader.row(number, record)
+
+
+def holds(value: Any) -> bool:
+    """Whether a field's value holds something: not missing, null, blank text or empty."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, list | dict):
+        return bool(value)
+    return value is not None
+
+
+FIRST_REFUSED = 5
+"""Row errors a survey keeps, for a message to show."""
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What a pass over a dataset's rows found before any scoring: whether a row can be
+    scored, which fields the rows hold, and the first row errors."""
+
+    read: int
+    """Records read: every one when no row could be scored or a wanted field was missing."""
+    scorable: int
+    """Rows among them that can be scored."""
+    present: frozenset[str]
+    """The fields (`FIELDS`) some scorable row holds."""
+    refused: tuple[RowError, ...]
+    """The first row errors, in order."""
+
+
+def survey(dataset: Dataset, wanted: Collection[Collection[str]] = ()) -> Survey:
+    """Read `dataset`'s rows in order until one can be scored and, of each group of fields
+    `wanted`, one has been found in some scorable row; or until the rows end. A file that can
+    be scored is read no further than that (its first row, as a rule); only one that cannot is
+    read whole, keeping counts and the first row errors, never the rows."""
+    read = scorable = 0
+    present: set[str] = set()
+    refused: list[RowError] = []
+    for row in dataset.rows():
+        read += 1
+        if isinstance(row, RowError):
+            if len(refused) < FIRST_REFUSED:
+                refused.append(row)
+            continue
+        scorable += 1
+        present |= {f for f in FIELDS if holds(getattr(row, f))}
+        if all(present.intersection(fields) for fields in wanted):
+            break
+    return Survey(read, scorable, frozenset(present), tuple(refused))
 
 
 def require_context(detection: Detection, columns: list[str], name: str) -> None:

@@ -61,6 +61,15 @@ CONVENTIONS = (
 """Known conventions; on a tie in detection the first listed wins. RAGAS's older names
 (`question`, `answer`, `contexts`, `ground_truth`, `ground_truths`) follow its newer ones."""
 
+FIELD_WORDS = {
+    "id": "an id",
+    "input": "a question",
+    "ground_truth": "a ground truth",
+    "context": "a context",
+    "output": "an output",
+}
+"""Each field of a row in words, as messages name it."""
+
 LISTED_GROUND_TRUTH = "ground_truths"
 """RAGAS's older key for a list of ground truths: read as one, joined by newlines."""
 
@@ -127,14 +136,17 @@ class Detection(BaseModel):
         """Why scorers of the ground truth (`needed_by`) cannot score file `name`: no record
         read to detect the names holds one. One line naming the fields the records have and
         the option that names the column; None when some record has a ground truth."""
-        if self.ground_truth:
-            return None
-        keys = " or ".join(self.fields.ground_truth)
+        return None if self.ground_truth else self.missing("ground_truth", name, needed_by)
+
+    def missing(self, field: str, name: str, needed_by: str) -> str:
+        """Why scorers that read `field` (`needed_by`) cannot score file `name`: no row has
+        it. One line naming the keys it is read from, the fields the records have and the
+        option that names its column."""
+        keys = " or ".join(getattr(self.fields, field))
         fields = ", ".join(self.columns) or "none"
         return (
-            f"{name}: no row has a ground truth ({keys}, {self.convention} names), which "
-            f"{needed_by} needs; name its column with --map ground_truth=COLUMN "
-            f"(fields: {fields})"
+            f"{name}: no row has {FIELD_WORDS[field]} ({keys}, {self.convention} names), which "
+            f"{needed_by} needs; name its column with --map {field}=COLUMN (fields: {fields})"
         )
 
 
@@ -181,6 +193,23 @@ def _mapped(convention: Convention, mapped: Mapping[str, str]) -> FieldMap:
     return fields.model_copy(update=kept | {f: (c,) for f, c in mapped.items()})
 
 
+def _borrowed(fields: FieldMap, present: Collection[str], mapped: Mapping[str, str]) -> FieldMap:
+    """`fields` with each field that none of its names finds (and no --map names) read from
+    another convention's name for it that the columns hold: a `question` column among
+    Mastra's names is the input, not metadata."""
+    taken = set(mapped.values()) | {k for f in FIELDS for k in getattr(fields, f) if k in present}
+    update: dict[str, tuple[str, ...]] = {}
+    for field in FIELDS:
+        names: tuple[str, ...] = getattr(fields, field)
+        if field in mapped or any(k in present for k in names):
+            continue
+        other = next((k for k in names_of(field) if k in present and k not in taken), None)
+        if other is not None:
+            update[field] = (*names, other)
+            taken.add(other)
+    return fields.model_copy(update=update)
+
+
 def detect(
     fmt: InputFormat,
     columns: Sequence[str],
@@ -198,7 +227,11 @@ def detect(
         )
     else:
         best = _best(present)
-    fields = _mapped(best, mapped)
+    own = _mapped(best, mapped)
+    # Names are borrowed from the keys of the records the file's names read (a record of
+    # another convention is read by its own names).
+    read_here = [k for k in records if _best(k) is best or any(c in k for c in own.context)]
+    fields = _borrowed(own, set().union(*read_here) if records else present, mapped)
     found = {f: next((k for k in getattr(fields, f) if k in present), None) for f in FIELDS}
     detection = Detection(
         format=fmt,

@@ -118,6 +118,7 @@ class LocalRunner:
         self._store = store
         self._progress = progress
         self._claim_cache = claim_cache
+        self._discarded = False
 
     def claim(self, identity: RunIdentity, manifest: RunManifest, dataset: Dataset) -> None:
         self._store.claim(identity)
@@ -136,6 +137,8 @@ class LocalRunner:
         return f"{held}; scoring the other {total - stored}"
 
     def score(self, run: ResolvedRun, dataset: Dataset, say: Say) -> None:
+        if len(self._store.done()) >= dataset.total:
+            return  # every row is in the store: no model is loaded
         with self._progress or nullcontext() as bar:
             scoring = Scoring.start(run, claim_cache=self._claim_cache)
             try:
@@ -147,6 +150,10 @@ class LocalRunner:
         store = self._store
         if store.created and store.path is not None and not store.done():
             store.discard()
+            self._discarded = True
+
+    def kept(self) -> int:
+        return 0 if self._discarded else len(self._store.done())
 
     def finish(
         self, out: Path | None, fmt: OutputFormat, scorer_ids: list[str]

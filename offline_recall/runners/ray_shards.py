@@ -124,6 +124,9 @@ class ShardRunner:
         if self._fresh and not self.folder.committed():
             self.folder.clear()  # a run that could not start leaves nothing behind
 
+    def kept(self) -> int:
+        return 0 if self._plan is None else self._pending()[1]
+
     def finish(
         self, out: Path | None, fmt: OutputFormat, scorer_ids: list[str]
     ) -> dict[str, Summary]:

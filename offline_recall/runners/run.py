@@ -50,6 +50,11 @@ class ResultStore(Protocol):
         """The run failed: remove what it left if the store was new and holds no row."""
         ...
 
+    def kept(self) -> int:
+        """How many rows the store holds for good now: a resumed run does not score them
+        again."""
+        ...
+
     def finish(
         self, out: Path | None, fmt: OutputFormat, scorer_ids: list[str]
     ) -> dict[str, Summary]:
@@ -71,6 +76,15 @@ class RunOutcome:
     summaries: dict[str, Summary]
     records: list[ItemRecord] = field(default_factory=list)
     failed: list[ItemRecord] = field(default_factory=list)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped from the keyboard (Ctrl-C), with the rows its store keeps."""
+
+    def __init__(self, kept: int, total: int) -> None:
+        super().__init__(f"interrupted: {kept} of {total} rows are kept")
+        self.kept = kept
+        self.total = total
 
 
 def first_failed(records: Iterable[ItemRecord], count: int = FIRST_FAILED) -> list[ItemRecord]:
@@ -98,7 +112,8 @@ def run_dataset(
 
     `spec` is a resolved run (`resolve_run`), or a spec, resolved here. `given` says how the
     dataset was read (its path and field mapping): with the spec, it is the run's identity.
-    `keep_records` returns every record too.
+    `keep_records` returns every record too. Stopped from the keyboard, it raises
+    `Interrupted`, saying how many rows the store keeps.
     """
     try:
         run = spec if isinstance(spec, ResolvedRun) else resolve_recorded(spec)
@@ -107,6 +122,9 @@ def run_dataset(
         if (line := store.resuming(dataset.total)) is not None:
             say(line)
         store.score(run, dataset, say)
+    except KeyboardInterrupt as e:
+        store.abandon()
+        raise Interrupted(store.kept(), dataset.total) from e
     except BaseException:
         store.abandon()
         raise

@@ -16,8 +16,26 @@ from . import prompting
 from .base import ScoreResult, Status
 from .context import ContextOptions, ScorerOptions
 
-READS = ("ground truth", "output", "context", "question")
+READS = ("question", "ground truth", "output", "context")
 """What a scorer may read of a run (see `ScorerDefinition.reads`)."""
+
+ROW_FIELDS = {
+    "question": "input",
+    "ground truth": "ground_truth",
+    "output": "output",
+    "context": "context",
+}
+"""The field of a dataset row each of `READS` is read from."""
+
+
+_SPELLINGS = {"ground_truth": "ground truth", "groundTruth": "ground truth", "input": "question"}
+
+
+def read_name(value: str) -> str | None:
+    """The `READS` name `value` stands for (`ground_truth` and `groundTruth` are "ground
+    truth", `input` is "question"); None when it names none."""
+    name = _SPELLINGS.get(value, value)
+    return name if name in READS else None
 
 
 class ScorerDefinition:
@@ -51,7 +69,9 @@ class ScorerDefinition:
     statuses: ClassVar[tuple[Status, ...]] = ()
     """The statuses its results may have besides ok and error, as summaries list them."""
     reads: ClassVar[tuple[str, ...]] = ()
-    """What it reads of a run, from `READS`, as `offline-recall scorers` lists it."""
+    """What it reads of a run, from `READS` ("question", "ground truth", "output",
+    "context"; "ground_truth" is read as "ground truth"): `offline-recall scorers` lists it,
+    and a dataset in which no row holds one of them is refused before any model loads."""
     levels: ClassVar[tuple[str, ...]] = ()
     """The levels of a graded verdict, best first; none for a yes/no verdict."""
     separate_judge: ClassVar[bool] = False
@@ -74,9 +94,29 @@ class ScorerDefinition:
         return claim_statement(record)
 
     @classmethod
+    def reading(cls) -> tuple[str, ...]:
+        """What it reads of a run (`reads`), each in its `READS` spelling."""
+        return tuple(dict.fromkeys(n for r in cls.reads if (n := read_name(r)) is not None))
+
+    @classmethod
     def reads_context(cls) -> bool:
         """Whether it reads the run's context: a dataset scored with it needs a context field."""
-        return "context" in cls.reads
+        return "context" in cls.reading()
+
+    @classmethod
+    def row_fields(cls) -> list[tuple[str, ...]]:
+        """The dataset row fields it reads, each as the fields any one of which will do (the
+        output stands in for the ground truth where `output_for_ground_truth`): a dataset in
+        which no row holds one of them cannot be scored with it."""
+        read = cls.reading()
+        stands_in = cls.output_for_ground_truth and "ground truth" in read
+        return [
+            (ROW_FIELDS[name], "output")
+            if name == "ground truth" and stands_in
+            else (ROW_FIELDS[name],)
+            for name in read
+            if not (name == "output" and stands_in)
+        ]
 
     @classmethod
     def needs_ground_truth(cls) -> bool:

@@ -77,17 +77,17 @@ class ItemRecord(Frozen):
     def of(
         cls, row: Row | RowError, results: Mapping[str, ScoreResult], spec_digest: str | None
     ) -> ItemRecord:
-        """The record of `row` scored as `results`."""
-        given: dict[str, Any] = {"id": row.id}
-        if isinstance(row, Row):
-            given |= {
-                "input": row.input,
-                "output": row.output,
-                "ground_truth": row.ground_truth,
-                "context": row.context,
-            }
-            if row.metadata is not None:
-                given["metadata"] = row.metadata
+        """The record of `row` scored as `results`; a row error's record keeps the fields it
+        was read with."""
+        given: dict[str, Any] = {
+            "id": row.id,
+            "input": row.input,
+            "output": row.output,
+            "ground_truth": row.ground_truth,
+            "context": row.context,
+        }
+        if row.metadata is not None:
+            given["metadata"] = row.metadata
         return cls(
             line=row.line,
             **encodable(given),
