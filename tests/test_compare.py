@@ -237,6 +237,29 @@ def test_runs_at_another_scale_are_refused_naming_what_differs(tmp_path: Path) -
     assert allowed.exit_code == 0 and "scale 1.0 vs 10.0" in allowed.output
 
 
+def test_runs_with_other_scorers_compare_the_scorers_they_share(tmp_path: Path) -> None:
+    """A scorer only one run has is left out, said in one line; the shared one is compared
+    though the runs' specs differ in the other."""
+    a = _score(EXAMPLE, tmp_path / "a.jsonl")
+    b = _score(EXAMPLE, tmp_path / "b.jsonl", "--scorer", f"{RECALL},context-precision-scorer")
+    compared = CliRunner().invoke(main, ["compare", str(a), str(b)])
+    assert compared.exit_code == 0, compared.output
+    assert "compare: context-precision-scorer is left out: only b.jsonl scored it" in (
+        compared.output
+    )
+    assert "Context Recall Scorer: B against A" in compared.output
+    assert "the runs differ" not in compared.output and "WARNING" not in compared.output
+
+
+def test_a_shared_scorer_scored_differently_is_still_refused(tmp_path: Path) -> None:
+    a = _score(EXAMPLE, tmp_path / "a.jsonl", "--scorer", f"{RECALL},context-precision-scorer")
+    b = _score(EXAMPLE, tmp_path / "b.jsonl", "--scale", "10")
+    refused = CliRunner().invoke(main, ["compare", str(a), str(b)])
+    assert refused.exit_code == 1
+    assert "scorers.context-recall-scorer.scale 1.0 vs 10.0" in refused.output
+    assert "context-precision-scorer is left out: only a.jsonl scored it" in refused.output
+
+
 def test_runs_of_one_spec_on_different_contexts_compare(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
     rows = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]

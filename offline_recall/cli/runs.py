@@ -31,20 +31,28 @@ def _manifest_beside(results: Path) -> RunManifest | None:
     return RunManifest.model_validate_json(beside.read_text(encoding="utf-8"))
 
 
-def _spec_mismatch(a: Path, b: Path) -> list[str] | None:
-    """How the runs' specs differ, from the manifests beside them; None without both."""
+def _spec_mismatch(a: Path, b: Path, scorer: str) -> list[str] | None:
+    """How the runs' specs differ where `scorer`'s results could (its own setup, the model,
+    the engine, the versions; not the runs' other scorers), from the manifests beside them;
+    None without both."""
     ma, mb = _manifest_beside(a), _manifest_beside(b)
     if ma is None or mb is None:
         return None
-    return ma.spec.differences(mb.spec)
+    return ma.spec.differences(mb.spec, scorer)
 
 
-def _shared_scorers(runs: list[list[ItemRecord]], chosen: str | None) -> list[str]:
+def _shared_scorers(
+    runs: list[list[ItemRecord]], chosen: str | None, names: list[str]
+) -> list[str]:
+    """The scorers compared: those given, else every scorer the runs share, saying on
+    stderr which scorers it leaves out (those some run lacks)."""
     every = "both runs" if len(runs) == 2 else "every run"
-    shared = list(dict.fromkeys(sid for r in runs[0] for sid in r.results))
-    for other in runs[1:]:
-        found = {sid for r in other for sid in r.results}
-        shared = [sid for sid in shared if sid in found]
+    held = [list(dict.fromkeys(sid for r in run for sid in r.results)) for run in runs]
+    shared = [sid for sid in held[0] if all(sid in other for other in held[1:])]
+    if chosen is None:
+        for sid in dict.fromkeys(s for h in held for s in h if s not in shared):
+            only = " and ".join(n for n, h in zip(names, held, strict=True) if sid in h)
+            click.echo(f"compare: {sid} is left out: only {only} scored it", err=True)
     if chosen is not None:
         wanted = parse_scorers(chosen)
         missing = [sid for sid in wanted if sid not in shared]
@@ -90,9 +98,9 @@ def _compare_two(
     allow_mismatch: bool,
 ) -> list[Comparison]:
     (run_a, run_b), (a, b) = runs, records
-    mismatch = _spec_mismatch(run_a, run_b)
     comparisons: list[Comparison] = []
     for sid in scorers:
+        mismatch = _spec_mismatch(run_a, run_b, sid)
         comparison = compare_runs(
             a, b, scorer=sid, names=(run_a.name, run_b.name), pair_by=pair_by, mismatch=mismatch
         )
@@ -114,9 +122,9 @@ def _rank(
 ) -> list[Ranking]:
     from ..report.ranking import rank_runs
 
-    mismatch = [_spec_mismatch(runs[0], other) for other in runs[1:]]
     rankings: list[Ranking] = []
     for sid in scorers:
+        mismatch = [_spec_mismatch(runs[0], other, sid) for other in runs[1:]]
         ranking = rank_runs(
             records, _run_names(runs), scorer=sid, pair_by=pair_by, mismatch=mismatch
         )
@@ -272,7 +280,7 @@ def compare(
         check_destinations([("--html", html)], dict(zip(labels, runs, strict=True)))
     base = _baseline(runs, baseline)
     records = [read_results(run) for run in runs]
-    scorers = _shared_scorers(records, scorer_list)
+    scorers = _shared_scorers(records, scorer_list, _run_names(runs))
     how = PairBy(pair_by)
     if len(runs) == 2:
         comparisons = _compare_two(runs, records, scorers, how, allow_mismatch)

@@ -76,13 +76,18 @@ class RunSpec(Frozen):
                 return s
         raise ConfigurationError(f"the run has no scorer {scorer_id!r}")
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self, scorer: str | None = None) -> dict[str, Any]:
         """The fields that can change a result, as JSON data; where a profile came from and
-        how the model was named do not."""
+        how the model was named do not. With `scorer`, those that can change that scorer's
+        results: the others' setups are left out."""
         identity: dict[str, Any] = {
             "model_fingerprint": self.model_fingerprint,
             "engine": _engine_identity(self.engine),
-            "scorers": {s.id: s.setup.model_dump(mode="json") for s in self.scorers},
+            "scorers": {
+                s.id: s.setup.model_dump(mode="json")
+                for s in self.scorers
+                if scorer is None or s.id == scorer
+            },
             "library_version": self.library_version,
             "engine_versions": self.engine_versions,
         }
@@ -100,10 +105,11 @@ class RunSpec(Frozen):
         text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    def differences(self, other: RunSpec) -> list[str]:
+    def differences(self, other: RunSpec, scorer: str | None = None) -> list[str]:
         """How `other` differs from this spec: each differing field, with both values when
-        they are short."""
-        return describe_differences(self.identity(), other.identity())
+        they are short; with `scorer`, only where that scorer's results could differ (the
+        runs' other scorers are not compared)."""
+        return describe_differences(self.identity(scorer), other.identity(scorer))
 
 
 def _engine_identity(spec: EngineSpec) -> dict[str, Any]:
