@@ -16,12 +16,14 @@ serves before scoring.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigurationError
+from ..printable import printable
 from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .dialects import DIALECTS, Dialect, Fields
@@ -158,9 +160,9 @@ class OpenAIEngine(PinnedEngine):
         """The first answer token's top log-probabilities, by token text."""
         logprobs = answer["choices"][0]["logprobs"]
         if self.options.endpoint == "completions":
-            return {str(k): float(v) for k, v in logprobs["top_logprobs"][0].items()}
+            return {str(k): logprob(v) for k, v in logprobs["top_logprobs"][0].items()}
         first = logprobs["content"][0]["top_logprobs"]
-        return {str(t["token"]): float(t["logprob"]) for t in first}
+        return {str(t["token"]): logprob(t["logprob"]) for t in first}
 
     def generate_json(
         self,
@@ -253,24 +255,59 @@ def _chose(text: str, top: dict[str, float], answers: Sequence[str]) -> bool:
     return bool(text) and bool(top) and any(a.startswith(text) for a in answers)
 
 
+class Malformed(ValueError):
+    """A value in a server's answer that cannot be what its field holds, and why."""
+
+
+LOGPROB_SLACK = 1e-4
+"""How far above 0 a log-probability may be and still be read, as 0: a server's rounding of a
+probability of 1."""
+
+
+def logprob(value: Any) -> float:
+    """A log-probability as a server gives it: a number (true and false are none), not NaN, at
+    most 0 (`-inf` is a probability of 0); `Malformed` saying why otherwise."""
+    shown = printable(repr(value), 40)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise Malformed(f"a log-probability is {shown}, not a number")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond every float
+        number = math.nan
+    if math.isnan(number) or number > LOGPROB_SLACK:
+        raise Malformed(f"a log-probability is {shown}; it must be a number at most 0")
+    return min(number, 0.0)
+
+
 def _read(answer: dict[str, Any] | Failed, read: Any) -> Any:
     """`read(answer)`, or the answer's failure; a response of the wrong shape is a failure."""
     if isinstance(answer, Failed):
         return answer
     try:
         return read(answer)
+    except Malformed as e:
+        return Failed(f"malformed response from the server: {e}")
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
         return Failed(f"malformed response from the server ({type(e).__name__}: {e})")
 
 
 def _renormalised(top: dict[str, float], answers: Sequence[str]) -> tuple[float, ...] | Failed:
     """The answers' probabilities over the answers alone. Every answer must be listed: one
-    left out has an unknown probability, not 0."""
+    left out has an unknown probability, not 0. Log-probabilities too small for their
+    probabilities to be told apart as floats are compared with the largest one's (so two equal
+    ones are 0.5 each, however small)."""
     missing = [a for a in answers if a not in top]
     if missing:
         return Failed(f"the server left {', '.join(missing)} out of its top log-probabilities")
-    raw = [math.exp(top[a]) for a in answers]
+    found = [top[a] for a in answers]
+    best = max(found)
+    if best == -math.inf:
+        return Failed("the server gave every answer a log-probability of -inf")
+    raw = [math.exp(v) for v in found]
     total = sum(raw)
+    if total < sys.float_info.min:
+        raw = [math.exp(v - best) for v in found]
+        total = sum(raw)
     return tuple(p / total for p in raw)
 
 

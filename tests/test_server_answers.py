@@ -1,0 +1,116 @@
+"""What a model server answers is read, never trusted: log-probabilities that cannot be ones are
+the row's error with one readable reason, and a tie is 0.5 however small its log-probabilities.
+
+A scripted server on loopback plays vLLM's OpenAI server, as in test_probed_servers.py; the
+pinned model is a tokenizer alone. No model runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from offline_recall.engines.base import Failed, Prompt
+from offline_recall.engines.manifests import ModelManifest
+from offline_recall.engines.openai import PROBE_JSON
+
+from .servers import Loopback, Reply, Request
+from .test_probed_servers import CLAIMS, RUN, Scripted, kind, scorer, start
+from .test_probed_servers import folder as folder  # each test's own cache folder (autouse)
+from .test_probed_servers import manifest as manifest
+
+FAIR = {"yes": -0.2, "no": -1.7}
+"""What the probe's choice is answered with: a server that constrains its answers."""
+
+
+@dataclass
+class Verdicts(Scripted):
+    """The scripted server, answering each verdict with the top log-probabilities `top`."""
+
+    top: Any = field(default_factory=lambda: dict(FAIR))
+
+    def __call__(self, request: Request) -> Reply:
+        if request.method == "GET":
+            return Reply.of({"object": "list", "data": [self.model]})
+        asked = kind(request)
+        text = {"probe": PROBE_JSON, "claims": CLAIMS}.get(asked, "yes")
+        top = FAIR if asked == "probe" else self.top
+        # json.dumps writes NaN and Infinity, and a server's JSON parser reads them back.
+        body = json.dumps({"choices": [{"text": text, "logprobs": {"top_logprobs": [top]}}]})
+        return Reply(200, body.encode())
+
+
+QUESTION = Prompt(({"role": "user", "content": "Paris is in France ."},))
+
+
+def verdict(manifest: ModelManifest, top: Any) -> tuple[float, ...] | Failed:
+    """The yes/no probabilities the engine reads from a server answering `top`."""
+    script = Verdicts()
+    with Loopback(script) as server:
+        engine = start(manifest, server)
+        script.top = top
+        (found,) = engine.answer_probabilities([QUESTION], ("yes", "no"))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("top", "expected"),
+    [
+        ({"yes": -1e6, "no": -1e6}, (0.5, 0.5)),
+        ({"yes": -1000.0, "no": -1001.0}, (1 / (1 + math.exp(-1)), 1 / (1 + math.e))),
+        ({"yes": -math.inf, "no": -0.1}, (0.0, 1.0)),
+        ({"yes": 1e-6, "no": -math.log(3)}, (0.75, 0.25)),  # a probability of 1, rounded up
+        ({"yes": -2.0, "no": -2}, (0.5, 0.5)),
+    ],
+)
+def test_log_probabilities_are_renormalised_over_the_answers_even_when_tiny(
+    manifest: ModelManifest, top: dict[str, float], expected: tuple[float, float]
+) -> None:
+    found = verdict(manifest, top)
+    assert isinstance(found, tuple)
+    assert found == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("top", "why"),
+    [
+        ({"yes": 5.0, "no": -1.0}, "a log-probability is 5.0; it must be a number at most 0"),
+        ({"yes": 1000.0, "no": 0.0}, "a log-probability is 1000.0; it must be a number at most 0"),
+        ({"yes": math.inf, "no": -1.0}, "a log-probability is inf; it must be a number at most 0"),
+        ({"yes": math.nan, "no": -1.0}, "a log-probability is nan; it must be a number at most 0"),
+        ({"yes": True, "no": False}, "a log-probability is True, not a number"),
+        ({"yes": "-0.1", "no": -1.0}, "a log-probability is '-0.1', not a number"),
+        ({"yes": None, "no": -1.0}, "a log-probability is None, not a number"),
+        ({"yes": 10**400, "no": -1.0}, "it must be a number at most 0"),
+        (
+            {"yes": -math.inf, "no": -math.inf},
+            "the server gave every answer a log-probability of -inf",
+        ),
+    ],
+)
+def test_log_probabilities_that_cannot_be_ones_are_one_readable_reason(
+    manifest: ModelManifest, top: dict[str, Any], why: str
+) -> None:
+    found = verdict(manifest, top)
+    assert isinstance(found, Failed)
+    assert why in found.message
+    assert "Error" not in found.message and "\n" not in found.message
+
+
+def test_a_row_judged_on_a_wrong_log_probability_is_its_error_with_the_reason(
+    manifest: ModelManifest,
+) -> None:
+    script = Verdicts()
+    with Loopback(script) as server:
+        built = scorer(manifest, server)
+        script.top = {"yes": 2.5, "no": -1.0}
+        found = built.run(RUN)
+    assert found.status == "error" and found.score is None
+    assert found.error == (
+        "malformed response from the server: a log-probability is 2.5; it must be a number "
+        "at most 0"
+    )
