@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -157,9 +159,9 @@ def test_calibrate_command_stores_the_profile_that_later_runs_use(
     monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
     data = tmp_path / "labelled.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in labelled_rows()) + "\n")
-    result = CliRunner().invoke(
-        main, ["calibrate", "--data", str(data), "--backend", "fake", "--folds", "3"]
-    )
+    # Word overlap separates these rows at its best threshold: --force installs the profile.
+    command = ["calibrate", "--data", str(data), "--backend", "fake", "--folds", "3", "--force"]
+    result = CliRunner().invoke(main, command)
     assert result.exit_code == 0, result.output
     assert "AUROC" in result.output and "word overlap" in result.output
 
@@ -218,3 +220,41 @@ def test_a_profile_that_loses_to_word_overlap_is_not_installed_without_force(
     forced = CliRunner().invoke(main, [*command, "--force"])
     assert forced.exit_code == 0, forced.output
     assert len(list((tmp_path / "cache").glob("profiles/*"))) == 1
+
+
+def test_a_profile_whose_balanced_accuracy_loses_to_word_overlap_is_not_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A better AUROC than word overlap's, but a worse balanced accuracy at its threshold: the
+    verdicts a run would give are worse than overlap's, so it is refused in one line."""
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    cli = importlib.import_module("offline_recall.cli.calibrate")
+    real = cli.fit
+
+    def fitted(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)
+        checked = found.profile.cross_validated.model_copy(
+            update={
+                "auroc": 0.9,
+                "baseline_auroc": 0.7,
+                "balanced_accuracy": 0.54,
+                "baseline_balanced_accuracy": 0.649,
+            }
+        )
+        profile = found.profile.model_copy(update={"cross_validated": checked})
+        return found._replace(profile=profile, replaced_auroc=None)
+
+    monkeypatch.setattr(cli, "fit", fitted)
+    data = tmp_path / "labelled.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in labelled_rows()) + "\n")
+    command = ["calibrate", "--data", str(data), "--backend", "fake", "--folds", "3"]
+    refused = CliRunner().invoke(main, command)
+    assert refused.exit_code == 1
+    assert refused.output.strip().splitlines()[-1] == (
+        "Error: not installed: its cross-validated balanced accuracy 0.540 is under word "
+        "overlap's 0.649. Pass --force to install it anyway, or --out FILE to keep it aside"
+    )
+    assert not list((tmp_path / "cache").glob("profiles/*"))
+    forced = CliRunner().invoke(main, [*command, "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert "installed" in forced.output

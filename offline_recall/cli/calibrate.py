@@ -60,6 +60,11 @@ def _losses(found: Calibration) -> list[str]:
             f"its cross-validated AUROC {checked.auroc:.3f} is under word overlap's "
             f"{checked.baseline_auroc:.3f}"
         )
+    if checked.balanced_accuracy < checked.baseline_balanced_accuracy:
+        losses.append(
+            f"its cross-validated balanced accuracy {checked.balanced_accuracy:.3f} is under "
+            f"word overlap's {checked.baseline_balanced_accuracy:.3f}"
+        )
     if found.replaced_auroc is not None and checked.auroc < found.replaced_auroc:
         losses.append(
             f"it is under the {found.replaced.profile_origin.value} profile in use, whose AUROC "
@@ -127,7 +132,8 @@ def _losses(found: Calibration) -> list[str]:
 @click.option(
     "--force",
     is_flag=True,
-    help="Install the profile even if it does worse than word overlap or the profile in use.",
+    help="Install the profile even if it does worse than word overlap (its AUROC or balanced "
+    "accuracy) or the profile in use.",
 )
 def calibrate(
     model: str,
