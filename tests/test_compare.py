@@ -183,7 +183,7 @@ def test_cli_prints_the_comparison_and_writes_html(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "paired by id: 40 pairs; 40 compared" in result.output
     assert "B vs A         11 better, 25 tied, 4 worse" in result.output
-    assert "verdict flips: 1 claims in 1 items" in result.output
+    assert "verdict flips: 1 claim in 1 item," in result.output
     assert "line 1 (q1)  1.00 -> 0.00 (-1.0000)" in result.output
     page = html.read_text()
     assert "Verdict flips (1)" in page

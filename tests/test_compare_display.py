@@ -6,6 +6,7 @@ from __future__ import annotations
 from offline_recall import ClaimVerdict, ItemRecord, RecallResult, Status
 from offline_recall.report.comparison import compare_runs
 from offline_recall.report.comparison_text import comparison_text
+from offline_recall.report.highlight import closest_chunk
 from offline_recall.report.html import render_comparison
 from offline_recall.scorers.faithfulness import ID as FAITHFULNESS
 from offline_recall.scorers.faithfulness import FaithfulnessResult
@@ -92,6 +93,7 @@ def test_a_flipped_chunk_is_named_with_its_text() -> None:
     assert "lost    chunk 0 (rank 1): A 'Paris is in France.', B 'Bananas are yellow.'" in text, (
         text
     )
+    assert "verdict flips: 1 chunk in 1 item, worst items first" in text  # chunks, not claims
 
 
 def test_the_html_shows_each_runs_chunk_beside_a_flipped_claim() -> None:
@@ -107,3 +109,13 @@ def test_the_html_shows_each_runs_chunk_beside_a_flipped_claim() -> None:
     assert "B: no chunk supports it; closest by shared words: chunk 1" in page
     assert "The <mark>tower</mark> is tall." in page
     assert "✗ not supported" in page
+
+
+def test_the_closest_chunk_to_a_missed_korean_claim_holds_its_year() -> None:
+    """The name with the claim's particle (훈민정음은) is one word of three; the other chunk
+    holds the year and the verb's stem (창제), which the claim states with another ending."""
+    context = ["훈민정음은 조선의 문자이다.", "세종대왕은 1443년에 한글을 창제했다."]
+    assert closest_chunk(context, "훈민정음은 1443년에 창제되었다.") == 1
+    assert closest_chunk(context, "훈민정음은 조선의 문자이다.") == 0
+    assert closest_chunk(["The tower is tall.", "It opened in 1889."], "Built in 1889.") == 1
+    assert closest_chunk(["Nothing here."], "The tower.") is None

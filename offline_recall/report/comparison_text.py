@@ -30,6 +30,12 @@ def _measure(c: Comparison) -> str:
     return kind.measure if kind is not None else "score"
 
 
+def _unit(c: Comparison) -> str:
+    """What the scorer's verdicts judge, plural: claims for recall, chunks for precision."""
+    kind = SCORERS.get(c.scorer)
+    return kind.unit if kind is not None else "verdicts"
+
+
 def summary_lines(c: Comparison) -> list[str]:
     """The runs, how they were paired, the means, the difference and its uncertainty."""
     lines: list[str] = []
@@ -89,12 +95,15 @@ def _flipped(flip: Flip) -> str:
 
 
 def flip_lines(c: Comparison, show: int) -> list[str]:
-    """The flipped claims of the first `show` items that have any, worst items first."""
+    """The flipped verdicts (claims, chunks: the scorer's unit) of the first `show` items
+    that have any, worst items first."""
     flipped = [p for p in c.pairs if p.flips]
     total = sum(len(p.flips) for p in flipped)
     if not flipped:
         return ["no verdict flipped between the runs"]
-    lines = [f"verdict flips: {total} claims in {len(flipped)} items, worst items first"]
+    unit = _unit(c) if total > 1 else _unit(c).removesuffix("s")
+    items = "items" if len(flipped) > 1 else "item"
+    lines = [f"verdict flips: {total} {unit} in {len(flipped)} {items}, worst items first"]
     for pair in flipped[:show]:
         lines.append(
             f"  {item_label(pair)}  {pair.score_a:.2f} -> {pair.score_b:.2f} ({signed(pair.diff)})"

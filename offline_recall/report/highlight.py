@@ -58,12 +58,41 @@ def highlight(text: str, claim: str) -> Markup:
     return Markup("".join(out))
 
 
+_PIECES = re.compile(r"\d+|[^\W\d_]+")
+_HANGUL = re.compile("[\uac00-\ud7a3]+")
+
+
+def _pieces(text: str) -> set[str]:
+    """A text's content words, cut where digits meet letters ("1443년에": "1443", "년에")."""
+    return {p for word in content_words(text) for p in _PIECES.findall(word)}
+
+
+def _bigrams(word: str) -> set[str]:
+    return {word[i : i + 2] for i in range(len(word) - 1)} or {word}
+
+
+def _shared(piece: str, words: set[str], grams: set[str]) -> float:
+    """How much of a claim's piece a chunk holds: a Korean word by its character pairs (its
+    particle and ending vary: 창제되었다, 창제했다), any other word whole."""
+    if _HANGUL.fullmatch(piece) and len(piece) > 1:
+        own = _bigrams(piece)
+        return len(own & grams) / len(own)
+    return float(piece in words)
+
+
 def closest_chunk(context: Sequence[str], claim: str) -> int | None:
-    """The index of the chunk sharing the most of the claim's content words; None if none does."""
-    words = content_words(claim)
-    overlaps = [len(words & content_words(chunk)) for chunk in context]
-    best = max(range(len(overlaps)), key=lambda i: overlaps[i], default=None)
-    return best if best is not None and overlaps[best] > 0 else None
+    """The index of the chunk that shares the most of the claim's content words; None if
+    none shares any. A number counts double (a missed claim's number is most often the fact
+    no chunk gave), and a Korean word counts by the share of its character pairs the chunk
+    holds, so a name bearing the same particle does not outweigh the chunk with the year."""
+    pieces = _pieces(claim)
+    scores = []
+    for chunk in context:
+        words = _pieces(chunk)
+        grams = {g for w in words if _HANGUL.fullmatch(w) for g in _bigrams(w)}
+        scores.append(sum((2.0 if p.isdigit() else 1.0) * _shared(p, words, grams) for p in pieces))
+    best = max(range(len(scores)), key=lambda i: scores[i], default=None)
+    return best if best is not None and scores[best] > 0 else None
 
 
 EXCERPT = 360
