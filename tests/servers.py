@@ -266,10 +266,20 @@ class Reply:
     body: bytes = b""
     pace: float | None = None
     """Seconds between the body's bytes, sent one at a time; None: the body at once."""
+    head_pace: float | None = None
+    """Seconds between the bytes of the status line and headers (with `HEAD_PADDING` more
+    header lines), sent one at a time; None: the headers at once."""
+    declared: bool = True
+    """Whether the headers give the body's length (else the body ends where the connection
+    does)."""
 
     @classmethod
     def of(cls, answer: Any) -> Reply:
         return cls(200, json.dumps(answer).encode())
+
+
+HEAD_PADDING = "X-Padding: 0\r\n" * 20
+"""Header lines a reply whose headers drip sends before its own."""
 
 
 class Loopback:
@@ -292,9 +302,13 @@ class Loopback:
                 with lock:
                     seen.append(request)
                 reply = answer(request)
+                if reply.head_pace is not None:
+                    self._drip_head(reply)
+                    return
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply.body)))
+                if reply.declared:
+                    self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
                 if reply.pace is None:
                     self.wfile.write(reply.body)
@@ -306,6 +320,20 @@ class Loopback:
                     except OSError:
                         return
                     time.sleep(reply.pace)
+
+            def _drip_head(self, reply: Reply) -> None:
+                head = (
+                    f"HTTP/1.0 {reply.status} OK\r\n" + HEAD_PADDING
+                    + f"Content-Length: {len(reply.body)}\r\n\r\n"
+                ).encode()  # fmt: skip
+                try:
+                    for i in range(len(head)):
+                        self.wfile.write(head[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.head_pace or 0)
+                    self.wfile.write(reply.body)
+                except OSError:
+                    return
 
             do_GET = do_POST = _answer
 

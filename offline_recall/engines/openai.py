@@ -30,7 +30,7 @@ from .dialects import DIALECTS, Dialect, Fields
 from .manifests import ModelManifest
 from .probed import ProbedServers, ServerIdentity
 from .served import Check, ServedModel, inspect_served
-from .server import Server
+from .server import MAX_ANSWER_MIB, Server
 from .weights import model_dir
 
 PROBE_JSON = '{"probe":"ok"}'
@@ -42,7 +42,15 @@ class OpenAIOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     RUNTIME: ClassVar[frozenset[str]] = frozenset(
-        {"base_url", "served_model", "api_key_env", "concurrency", "timeout", "retries"}
+        {
+            "base_url",
+            "served_model",
+            "api_key_env",
+            "concurrency",
+            "timeout",
+            "retries",
+            "max_answer_mib",
+        }
     )
 
     base_url: str = Field(description="The server's OpenAI API root, e.g. http://host:8000/v1")
@@ -62,8 +70,19 @@ class OpenAIOptions(BaseModel):
         default=None, description="The environment variable holding the server's API key"
     )
     concurrency: int = Field(default=64, ge=1, le=1024, description="Requests in flight at once")
-    timeout: float = Field(default=600.0, gt=0, description="Seconds a request may take")
+    timeout: float = Field(
+        default=600.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Seconds a request may take, from connecting to its answer's last byte",
+    )
     retries: int = Field(default=4, ge=0, le=10, description="Retries of a failed request")
+    max_answer_mib: float = Field(
+        default=MAX_ANSWER_MIB,
+        gt=0,
+        le=1024,
+        description="Mebibytes of one answer read at most; a longer one is the row's error",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -79,6 +98,7 @@ class OpenAIOptions(BaseModel):
             timeout=self.timeout,
             retries=self.retries,
             concurrency=self.concurrency,
+            max_answer_mib=self.max_answer_mib,
         )
 
 

@@ -1,9 +1,11 @@
 """Requests to a model server over HTTP: concurrent, bounded, retried, and failures as values.
 
-Only the given base URL is contacted, never through a proxy from the environment. A request
-that fails for good becomes that prompt's `Failed`; a server that cannot be reached at all
-stops the run with `ServerUnavailable` (the run store keeps what was scored, and the same
-command resumes once the server is back).
+Only the given base URL is contacted, never through a proxy from the environment. Each request
+has one deadline for the whole of it (connecting, the headers and the body, however slowly
+they come) and each answer is read as it arrives, never past a size cap. A request that fails
+for good becomes that prompt's `Failed`; a server that cannot be reached at all stops the run
+with `ServerUnavailable` (the run store keeps what was scored, and the same command resumes
+once the server is back).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,14 +26,19 @@ if TYPE_CHECKING:
     import httpx
 
 T = TypeVar("T")
-MAX_REPLY = 64 * 2**20
-"""Bytes of a GET's answer read at most (a model list, a model's details)."""
+MAX_ANSWER_MIB = 4
+"""Mebibytes of one answer read at most, by default: a verdict, a claim list or a model list
+is a few kilobytes, and up to `concurrency` answers are read at once."""
 BACKOFF = 0.5
 """Seconds before the first retry; each later retry waits twice as long."""
 
 
 class ServerUnavailable(OfflineRecallError):
     """The model server cannot be reached: nothing more can be scored until it is back."""
+
+
+class TooLarge(Exception):
+    """An answer longer than the size cap; reading it was stopped there."""
 
 
 def _run(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -62,9 +68,12 @@ class Server:
 
     base_url: str
     timeout: float = 600.0
+    """Seconds one request may take, from connecting to the last byte of its answer."""
     retries: int = 4
     concurrency: int = 64
     api_key: str | None = field(default=None, repr=False)
+    max_answer: int = MAX_ANSWER_MIB * 2**20
+    """Bytes of one answer read at most."""
 
     @classmethod
     def at(
@@ -75,6 +84,7 @@ class Server:
         timeout: float = 600.0,
         retries: int = 4,
         concurrency: int = 64,
+        max_answer_mib: float = MAX_ANSWER_MIB,
     ) -> Server:
         """The server, with its API key read from the environment variable `api_key_env`."""
         key = None
@@ -85,7 +95,9 @@ class Server:
                     f"the environment variable {api_key_env} (api_key_env) is not set; "
                     "export the server's API key in it"
                 )
-        return cls(base_url.rstrip("/"), timeout, retries, concurrency, key)
+        return cls(
+            base_url.rstrip("/"), timeout, retries, concurrency, key, int(max_answer_mib * 2**20)
+        )
 
     def _headers(self) -> dict[str, str]:
         return {} if self.api_key is None else {"Authorization": f"Bearer {self.api_key}"}
@@ -97,30 +109,72 @@ class Server:
             "--base-url, then run the same command again"
         )
 
-    def get(self, path: str) -> dict[str, Any]:
-        """A GET answered with a JSON object; anything else is one error that says why."""
+    def _client(self) -> httpx.AsyncClient:
         import httpx
 
-        deadline = time.monotonic() + self.timeout
-        received = bytearray()
-        try:
-            with (
-                httpx.Client(timeout=self.timeout, trust_env=False) as client,
-                client.stream("GET", self.base_url + path, headers=self._headers()) as response,
-            ):
-                for chunk in response.iter_bytes():
+        limits = httpx.Limits(
+            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
+        )
+        return httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=self._headers(),
+            timeout=self.timeout,
+            limits=limits,
+            trust_env=False,
+        )
+
+    @property
+    def _late(self) -> str:
+        return f"no whole answer within {self.timeout:g} s"
+
+    def _too_large(self, what: str) -> str:
+        return (
+            f"the model server at {self.base_url} answered {what} with more than "
+            f"{self.max_answer / 2**20:g} MiB (-o max_answer_mib sets the cap)"
+        )
+
+    async def _fetch(
+        self, client: httpx.AsyncClient, method: str, path: str, body: dict[str, Any] | None
+    ) -> tuple[int, bytes]:
+        """One request's status and answer, within `timeout` seconds as a whole; the answer
+        is read as it arrives and never past `max_answer` bytes (`TooLarge`)."""
+
+        async def fetch() -> tuple[int, bytes]:
+            request = client.build_request(method, path, json=body)
+            response = await client.send(request, stream=True)
+            try:
+                declared = response.headers.get("Content-Length", "")
+                if declared.isdigit() and int(declared) > self.max_answer:
+                    raise TooLarge
+                received = bytearray()
+                async for chunk in response.aiter_bytes():
                     received += chunk
-                    if time.monotonic() > deadline:
-                        raise httpx.ReadTimeout(f"no whole answer within {self.timeout:g} s")
-                    if len(received) > MAX_REPLY:
-                        raise ConfigurationError(
-                            f"the model server at {self.base_url} answered GET {path} with "
-                            f"more than {MAX_REPLY // 2**20} MiB; is it an OpenAI-compatible "
-                            "server?"
-                        )
-        except httpx.TransportError as e:
+                    if len(received) > self.max_answer:
+                        raise TooLarge
+            finally:
+                await response.aclose()
+            return response.status_code, bytes(received)
+
+        return await asyncio.wait_for(fetch(), self.timeout)
+
+    def get(self, path: str) -> dict[str, Any]:
+        """A GET answered with a JSON object; anything else is one error that says why."""
+        return _run(self._get(path))
+
+    async def _get(self, path: str) -> dict[str, Any]:
+        import httpx
+
+        try:
+            async with self._client() as client:
+                status, received = await self._fetch(client, "GET", path, None)
+        except TimeoutError as e:
+            raise self.unreachable(TimeoutError(self._late)) from e
+        except TooLarge:
+            raise ConfigurationError(
+                f"{self._too_large(f'GET {path}')}; is it an OpenAI-compatible server?"
+            ) from None
+        except (httpx.TransportError, httpx.DecodingError) as e:
             raise self.unreachable(e) from e
-        status = response.status_code
         if status in (401, 403):
             raise ConfigurationError(
                 f"the model server at {self.base_url} refused the request "
@@ -159,19 +213,8 @@ class Server:
     async def _post_all(
         self, path: str, bodies: list[dict[str, Any]], done: Done | None
     ) -> list[dict[str, Any] | Failed]:
-        import httpx
-
-        limits = httpx.Limits(
-            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
-        )
         gate = asyncio.Semaphore(self.concurrency)
-        async with httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=self._headers(),
-            timeout=self.timeout,
-            limits=limits,
-            trust_env=False,
-        ) as client:
+        async with self._client() as client:
 
             async def one(body: dict[str, Any]) -> dict[str, Any] | Failed:
                 async with gate:
@@ -198,29 +241,30 @@ class Server:
             if attempt:
                 await asyncio.sleep(BACKOFF * 2 ** (attempt - 1))
             try:
-                # The timeout bounds the whole request, not each read: a server sending a byte
-                # at a time cannot hold a row for longer.
-                response = await asyncio.wait_for(client.post(path, json=body), self.timeout)
+                status, received = await self._fetch(client, "POST", path, body)
             except TimeoutError:
-                last = f"no whole answer within {self.timeout:g} s"
+                last = self._late
                 continue
+            except TooLarge:
+                return Failed(self._too_large("a request"))
+            except httpx.DecodingError as e:
+                return Failed(f"the server's answer cannot be decoded ({_one_line(str(e))})")
             except httpx.TransportError as e:
                 if attempt == self.retries and _connection_lost(e):
                     raise self.unreachable(e) from e
                 last = f"{type(e).__name__}: {_one_line(str(e))}".rstrip(": ")
                 continue
-            if response.status_code == 429 or response.status_code >= 500:
-                last = f"the server answered {response.status_code}: {_one_line(response.text)}"
+            text = received.decode("utf-8", "replace")
+            if status == 429 or status >= 500:
+                last = f"the server answered {status}: {_one_line(text)}"
                 continue
-            if response.status_code >= 400:
-                return Failed(
-                    f"the server answered {response.status_code}: {_one_line(response.text)}"
-                )
+            if status >= 400:
+                return Failed(f"the server answered {status}: {_one_line(text)}")
             try:
-                answer = response.json()
+                answer = json.loads(text)
             except (ValueError, RecursionError):
-                return Failed(f"malformed response from the server: {_one_line(response.text)}")
+                return Failed(f"malformed response from the server: {_one_line(text)}")
             if not isinstance(answer, dict):
-                return Failed(f"malformed response from the server: {_one_line(response.text)}")
+                return Failed(f"malformed response from the server: {_one_line(text)}")
             return answer
         return Failed(f"{last} (after {self.retries} retries)", transient=True)
