@@ -21,6 +21,7 @@ from offline_recall.engines import engine_kind
 from offline_recall.engines.base import Failed, Prompt
 from offline_recall.engines.manifests import ModelManifest
 from offline_recall.engines.openai import PROBE_JSON, OpenAIOptions
+from offline_recall.engines.served import inspect_served
 from offline_recall.engines.server import Server, ServerUnavailable
 from offline_recall.errors import ConfigurationError
 
@@ -203,3 +204,13 @@ def test_a_model_list_past_the_size_cap_is_one_line() -> None:
         f"the model server at {server.url} answered GET /models with more than 2 MiB "
         "(-o max_answer_mib sets the cap); is it an OpenAI-compatible server?"
     )
+
+
+@pytest.mark.parametrize(("given", "read"), [(True, None), (-1, None), (2.5, None), (512, 512)])
+def test_a_length_limit_that_is_not_a_positive_whole_number_is_not_read(
+    manifest: ModelManifest, given: object, read: int | None
+) -> None:
+    model = {"id": "words", "owned_by": "vllm", "max_model_len": given}
+    with Loopback(lambda _: Reply.of({"object": "list", "data": [model]})) as server:
+        served = inspect_served(Server.at(server.url), manifest, None, "none")
+    assert served.max_model_len == read

@@ -123,7 +123,7 @@ def inspect_served(
         id=str(entry["id"]),
         owned_by=str(entry["owned_by"]) if entry.get("owned_by") else None,
         root=str(root) if root else None,
-        max_model_len=length if isinstance(length, int) and length > 0 else None,
+        max_model_len=length if type(length) is int and length > 0 else None,  # not a bool
         checked=check,
     )
     if check == "none":
