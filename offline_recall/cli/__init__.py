@@ -48,6 +48,9 @@ COMMANDS: dict[str, LazyCommand] = {
     "scorers": LazyCommand(
         "offline_recall.cli.scorers", "scorers", "List the scorers, built in and from plugins."
     ),
+    "serve": LazyCommand(
+        "offline_recall.cli.serve", "serve", "Score runs sent over HTTP, e.g. from Mastra."
+    ),
     "verify": LazyCommand(
         "offline_recall.cli.runs", "verify", "Re-score a run and say where its records differ."
     ),

@@ -1,0 +1,179 @@
+"""`offline-recall serve`: score runs sent over HTTP with one pinned run configuration."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..scorers import RECALL, SCORERS
+from ..service import DEFAULT_PORT, MAX_REQUEST_BYTES, TOKEN_ENV
+from . import COMMANDS
+from .options import (
+    finite_scale,
+    judge_model_options,
+    model_and_engine,
+    parse_engine_options,
+    parse_scorers,
+)
+
+SERVER_PACKAGES = ("starlette", "uvicorn")
+
+
+def _require_server() -> None:
+    """The server's packages, or one line naming the install command."""
+    from importlib.util import find_spec
+
+    from ..errors import MissingExtraError
+
+    for package in SERVER_PACKAGES:
+        if find_spec(package) is None:
+            raise MissingExtraError(package, "pip install 'offline-recall[serve]'")
+
+
+def host_warning(host: str, token: str | None) -> str | None:
+    """What to say when the service listens beyond this machine; None on loopback."""
+    from ..service.listen import is_loopback
+
+    if is_loopback(host):
+        return None
+    warning = (
+        f"warning: --host {host} listens beyond this machine: whoever reaches it can have "
+        "text scored by the model"
+    )
+    if token is None:
+        warning += f"; set {TOKEN_ENV} to ask every request for a bearer token"
+    return warning
+
+
+@click.command(short_help=COMMANDS["serve"].help)
+@model_and_engine
+@judge_model_options
+@click.option(
+    "--scorer",
+    "scorer_list",
+    multiple=True,
+    default=(RECALL,),
+    show_default=True,
+    metavar="ID[,ID...]",
+    help=f"Scorers to serve, comma-separated or repeated ({', '.join(SCORERS.builtin_paths)}, "
+    "or an installed plugin's).",
+)
+@click.option(
+    "--scale",
+    type=float,
+    callback=finite_scale,
+    default=1.0,
+    show_default=True,
+    help="Multiply every score by this (0 means 1, as in Mastra); a request asking for "
+    "another scale is refused.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on. Anything but loopback lets other machines send runs: "
+    "a warning says so.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="The port to listen on; 0 picks a free one (the address is printed).",
+)
+@click.option(
+    "--max-request-bytes",
+    type=click.IntRange(min=1),
+    default=MAX_REQUEST_BYTES,
+    show_default=True,
+    help="The largest request body accepted; a larger one is refused with 413.",
+)
+@click.option(
+    "--batch-wait",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    metavar="MS",
+    help="Milliseconds a request waits for others to join its batch when the engine is idle.",
+)
+@click.option(
+    "--no-judge-note",
+    is_flag=True,
+    help="Do not print the line saying the embedded model's verdicts come from a lexical rule.",
+)
+def serve(
+    model: str,
+    backend: str,
+    engine_option: tuple[str, ...],
+    judge_model: str | None,
+    judge_backend: str | None,
+    scorer_list: tuple[str, ...],
+    scale: float,
+    host: str,
+    port: int,
+    max_request_bytes: int,
+    batch_wait: float,
+    no_judge_note: bool,
+) -> None:
+    """Score Mastra-shaped runs sent over HTTP, with the run `score` would make of the same
+    options: one model, engine, scorers and judge profiles, loaded once.
+
+    `POST /score/SCORER_ID` with a JSON object {input, output, groundTruth, context} answers
+    the scorer's result as `score` writes it for the same row (score, reason, status,
+    verdicts). `GET /health` says which model, prompt versions and judge profiles score.
+    Requests that arrive together are scored in one batch. It listens on 127.0.0.1 unless
+    --host says otherwise; when the environment variable OFFLINE_RECALL_SERVE_TOKEN is set,
+    every request must carry `Authorization: Bearer <its value>`. The address is printed on
+    standard output once the model is loaded; Ctrl-C stops it.
+    """
+    _require_server()
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..judging.disclosure import NOTE, is_lexical_rule
+    from ..runners.scoring import Scoring
+    from ..service.app import Settings, service_app
+    from ..service.batcher import Batcher, Worker
+    from ..service.listen import bind, serve_socket, url_of
+    from ..spec.resolve import resolve_run
+    from .summary import profile_line
+
+    console = Console(stderr=True)
+    token = os.environ.get(TOKEN_ENV) or None
+    warning = host_warning(host, token)
+    if warning is not None:
+        console.print(Text(warning, style="yellow"), soft_wrap=True)
+    run = resolve_run(
+        model,
+        engine=backend,
+        engine_options=parse_engine_options(engine_option),
+        scorers=parse_scorers(",".join(scorer_list)),
+        scale=scale,
+        judge_model=judge_model,
+        judge_engine=judge_backend,
+    )
+    spec = run.spec
+    for scorer in spec.scorers:
+        console.print(Text(profile_line(scorer)), soft_wrap=True)
+    if not no_judge_note and any(
+        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in spec.scorers
+    ):
+        console.print(Text(f"note: {NOTE} (--no-judge-note hides this)", style="yellow"))
+    sock = bind(host, port)
+    worker = Worker()
+    try:
+        scoring = worker.call(lambda: Scoring.start(run))
+        try:
+            batcher = Batcher(
+                scoring, worker, spec.digest, size=scoring.window, wait=batch_wait / 1000
+            )
+            settings = Settings(token=token, max_request_bytes=max_request_bytes)
+            app = service_app(spec, batcher, settings)
+            click.echo(f"listening on {url_of(sock)}")
+            serve_socket(app, sock)
+        finally:
+            worker.call(scoring.close)
+    finally:
+        worker.shutdown()
+        sock.close()

@@ -1,0 +1,178 @@
+"""Many concurrent requests, one scoring worker: requests queue, and the worker takes what
+has arrived as one batch into the engine.
+
+The engine is used from one thread only (the worker's, which also started it), so engines that
+are not thread-safe are safe here. A request waits in the queue while a batch scores; when the
+worker is free it waits `wait` seconds for more requests to join the first, then scores up to
+`size` runs together, grouped by scorer, through the path `score` takes
+(`runners.local.score_rows`). A request whose client went away before its batch started is
+dropped from it; one whose batch fails gets the failure as its own answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from ..data.dataset import Row
+from ..runners.local import score_rows
+from ..runners.scoring import Scoring
+from ..scorers.base import ScoreResult
+
+T = TypeVar("T")
+
+
+class ScoringFailed(Exception):
+    """The batch a request was scored in raised: the message says what."""
+
+
+class ServiceStopping(Exception):
+    """The service stopped before the request was scored."""
+
+
+@dataclass(eq=False)
+class _Job:
+    scorer: str
+    row: Row
+    done: asyncio.Future[ScoreResult]
+
+
+Outcome = ScoreResult | ScoringFailed
+
+
+class Worker:
+    """The one thread that starts the engine, scores every batch and closes it."""
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="offline-recall-scoring"
+        )
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """`fn()` on the worker's thread, waited for here."""
+        return self._thread.submit(fn).result()
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """`fn()` on the worker's thread, awaited."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn)
+
+    def shutdown(self) -> None:
+        self._thread.shutdown(wait=True)
+
+
+def score_batch(
+    scoring: Scoring, spec_digest: str, runs: Sequence[tuple[str, Row]]
+) -> list[Outcome]:
+    """Each (scorer id, row)'s result, the rows of one scorer scored in one pass; a scorer's
+    pass that raises is a `ScoringFailed` for each of its rows."""
+    outcomes: dict[int, Outcome] = {}
+    by_scorer: dict[str, list[int]] = {}
+    for index, (sid, _) in enumerate(runs):
+        by_scorer.setdefault(sid, []).append(index)
+    for sid, indexes in by_scorer.items():
+        alone = dataclasses.replace(scoring, scorers={sid: scoring.scorers[sid]})
+        rows = [runs[i][1].model_copy(update={"line": n}) for n, i in enumerate(indexes, start=1)]
+        try:
+            records = list(score_rows(alone, rows, spec_digest))
+        except Exception as e:
+            failed = ScoringFailed(f"scoring failed: {type(e).__name__}: {e}")
+            for i in indexes:
+                outcomes[i] = failed
+            continue
+        for i, record in zip(indexes, records, strict=True):
+            outcomes[i] = record.results[sid]
+    return [outcomes[i] for i in range(len(runs))]
+
+
+class Batcher:
+    """Queues requests and scores them in batches on `worker`, with `scoring`'s scorers."""
+
+    def __init__(
+        self,
+        scoring: Scoring,
+        worker: Worker,
+        spec_digest: str,
+        *,
+        size: int,
+        wait: float = 0.005,
+    ) -> None:
+        self._scoring = scoring
+        self._worker = worker
+        self._digest = spec_digest
+        self._size = max(1, size)
+        self._wait = wait
+        self._queue: asyncio.Queue[_Job] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._taken: list[_Job] = []
+        """The batch being gathered or scored: answered `ServiceStopping` if the service stops."""
+        self.batches = 0
+        """Batches scored so far."""
+        self.runs = 0
+        """Runs scored so far, in those batches."""
+
+    def start(self) -> None:
+        """Start taking requests (in the running event loop)."""
+        self._queue = asyncio.Queue()
+        self._task = asyncio.create_task(self._work())
+
+    async def stop(self) -> None:
+        """Stop the worker; requests not answered yet are answered `ServiceStopping`."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        unanswered = list(self._taken)
+        while self._queue is not None and not self._queue.empty():
+            unanswered.append(self._queue.get_nowait())
+        self._queue = None
+        for job in unanswered:
+            if not job.done.done():
+                job.done.set_exception(ServiceStopping("the service is stopping"))
+
+    async def score(self, scorer: str, row: Row) -> ScoreResult:
+        """`row` scored by `scorer`, in whichever batch it joins. Cancelling the call drops the
+        request if its batch has not started."""
+        if self._queue is None:
+            raise ServiceStopping("the service is not taking requests")
+        done: asyncio.Future[ScoreResult] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Job(scorer, row, done))
+        return await done
+
+    async def _batch(self) -> list[_Job]:
+        """The next batch: the first request waited for, then those that arrive within
+        `wait` seconds (unless `size` are queued already), up to `size`."""
+        assert self._queue is not None
+        self._taken = [await self._queue.get()]
+        if self._queue.qsize() + 1 < self._size and self._wait > 0:
+            await asyncio.sleep(self._wait)
+        while len(self._taken) < self._size and not self._queue.empty():
+            self._taken.append(self._queue.get_nowait())
+        return self._taken
+
+    async def _work(self) -> None:
+        while True:
+            live = [job for job in await self._batch() if not job.done.done()]
+            if not live:
+                continue
+            runs = [(job.scorer, job.row) for job in live]
+            self.batches += 1
+            self.runs += len(live)
+            try:
+                outcomes = await self._worker.run(
+                    functools.partial(score_batch, self._scoring, self._digest, runs)
+                )
+            except Exception as e:  # the worker itself failed: each request says so
+                failed = ScoringFailed(f"scoring failed: {type(e).__name__}: {e}")
+                outcomes = [failed] * len(live)
+            for job, outcome in zip(live, outcomes, strict=True):
+                if job.done.done():  # its client went away while the batch scored
+                    continue
+                if isinstance(outcome, ScoringFailed):
+                    job.done.set_exception(outcome)
+                else:
+                    job.done.set_result(outcome)
+            self._taken = []
