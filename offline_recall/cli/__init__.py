@@ -36,6 +36,11 @@ COMMANDS: dict[str, LazyCommand] = {
     "compare": LazyCommand(
         "offline_recall.cli.runs", "compare", "Compare scored runs item by item."
     ),
+    "mastra-module": LazyCommand(
+        "offline_recall.cli.mastra",
+        "mastra_module",
+        "Write the Mastra scorers that score through `serve`.",
+    ),
     "models": LazyCommand(
         "offline_recall.cli.models", "models", "Pinned models: manifests and their weights."
     ),
