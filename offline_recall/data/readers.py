@@ -307,10 +307,11 @@ def _as_text(value: Any) -> Any:
 
 def _row_record(batch: Any, index: int) -> dict[str, Any] | str:
     try:
-        record: dict[str, Any] = batch.slice(index, 1).to_pylist()[0]
+        record = batch.slice(index, 1).to_pylist()[0]
     except UnicodeDecodeError:
         return "holds bytes that are not valid UTF-8 text"
-    return _as_text(record)
+    found: dict[str, Any] = _as_text(record)
+    return found
 
 
 def batch_records(batch: Any) -> list[dict[str, Any] | str]:
