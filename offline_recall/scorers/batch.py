@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from ..engines.base import Done
 from ..errors import OfflineRecallError
 from .base import Progress, ScoreResult, ScorerInput
+from .guard import StepFailed
 
 R = TypeVar("R", bound=ScoreResult)
 AnyInput = ScorerInput | Mapping[str, Any]
@@ -39,6 +40,8 @@ def _alone(
         return score_batch([run])[0]
     except OfflineRecallError:
         raise
+    except StepFailed as e:
+        return error_result(str(e))
     except Exception as e:
         return error_result(f"{type(e).__name__}: {e}")
 

@@ -16,17 +16,19 @@ built with the same arguments (see `Pipeline.__init__`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Unpack
 
 from .._version import __version__
 from ..engines import Engine, Failed
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, OfflineRecallError
 from ..judging.judge import Assessment, Judge, Pair, Question
-from .base import Progress, ScoreResult, ScorerInput, ScorerSetup, Status
+from .base import Progress, ScoreResult, ScorerInput, ScorerSetup, Status, round_half_up
 from .batch import isolated, stage
 from .context import ScorerOptions, as_input
 from .definition import ScorerDefinition
+from .guard import Guard, StepFailed, step_seconds
 from .memo import Memo
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ class JudgedUnit(Hashable, Protocol):
 T = TypeVar("T")
 U = TypeVar("U", bound=JudgedUnit)
 R = TypeVar("R", bound=ScoreResult)
+V = TypeVar("V")
 
 
 class Built(TypedDict, total=False):
@@ -159,12 +162,17 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         self, runs: Sequence[ScorerInput | Mapping[str, Any]], *, progress: Progress | None = None
     ) -> list[R]:
         """Score many runs in one pass over the engine; one run's failure is its own result
-        (see `isolated`). `progress` (else the scorer's `progress`) is told how the batch's
-        stages go."""
+        (see `isolated`), and so is a step of the scorer's own that exits or runs past its
+        time limit (see guard.py), or a score that is not a number from 0 to the scale.
+        `progress` (else the scorer's `progress`) is told how the batch's stages go."""
         told = progress if progress is not None else self.progress
         outer, self._batch_progress = self._batch_progress, told
         try:
-            return isolated(runs, lambda batch: self._score_batch(batch, told), self.error_result)
+            with Guard(step_seconds()) as guard:
+                scored = isolated(
+                    runs, lambda batch: self._score_batch(batch, told, guard), self.error_result
+                )
+            return [self._checked(r) for r in scored]
         finally:
             self._batch_progress = outer
 
@@ -205,23 +213,80 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         )
         return made  # type: ignore[return-value]
 
-    def _prepare(self, raw: ScorerInput | Mapping[str, Any]) -> T | R:
+    def _checked(self, result: R) -> R:
+        """`result` when it is one: of the scorer's result type, its score (but an error's) a
+        number from 0 to the scale (as scores are rounded), every number in it finite; else
+        the run's error saying what the scorer gave."""
+        if not isinstance(result, self.result_type):
+            given, wanted = type(result).__name__, self.result_type.__name__
+            return self.error_result(f"the scorer gave a {given}, not a {wanted}")
+        top = max(self.scale, round_half_up(self.scale))
+        score = result.score
+        if result.status is not Status.ERROR and not (
+            score is not None and math.isfinite(score) and 0 <= score <= top
+        ):
+            return self.error_result(
+                f"the scorer gave the score {score!r}, not a number from 0 to {self.scale:g}"
+            )
+        field = next((name for name, value in result if not _finite(value)), None)
+        if field is not None:
+            return self.error_result(
+                f"the scorer's result holds a number that is not finite ({field})"
+            )
+        return result
+
+    def _prepare(self, raw: ScorerInput | Mapping[str, Any], guard: Guard) -> T | R:
         try:
-            return self.prepare(as_input(raw))
+            return guard.step("prepare()", self.prepare, as_input(raw))
+        except StepFailed as e:
+            return self.error_result(str(e))
         except Exception as e:  # a bad run, or an extractor that raised: this run only
             return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
 
+    def _step(self, guard: Guard, what: str, code: Callable[..., V], *args: Any) -> V | R:
+        """`code(*args)`, a step of the scorer's own for one run; what it raises is that run's
+        error result (but an error a user must fix, which stops the run)."""
+        try:
+            return guard.step(what, code, *args)
+        except StepFailed as e:
+            return self.error_result(str(e))
+        except OfflineRecallError:
+            raise
+        except Exception as e:
+            return self.error_result(f"{type(e).__name__}: {' '.join(str(e).split())}")
+
+    def _pairs(self, item: T) -> list[Pair[Any]]:
+        """The pairs the judge decides for the item's units, each hashed once here (so that a
+        unit that cannot be is its run's error)."""
+        pairs = [u.pair for u in self.units(item)]
+        for pair in pairs:
+            hash(pair)
+        return pairs
+
     def _score_batch(
-        self, runs: Sequence[ScorerInput | Mapping[str, Any]], progress: Progress | None
+        self,
+        runs: Sequence[ScorerInput | Mapping[str, Any]],
+        progress: Progress | None,
+        guard: Guard,
     ) -> list[R]:
-        prepared = [self._prepare(r) for r in runs]
+        prepared = [self._prepare(r, guard) for r in runs]
         items = {i: p for i, p in enumerate(prepared) if not isinstance(p, ScoreResult)}
-        generated = self.generate(items) if items else {}
-        units = {i: self.units(g) for i, g in generated.items() if not isinstance(g, Failed)}
-        pairs = list(dict.fromkeys(u.pair for found in units.values() for u in found))
+        generated = guard.stage("generate()", self.generate, items) if items else {}
+        no_units: dict[int, R] = {}
+        units: dict[int, list[Pair[Any]]] = {}
+        for i, g in generated.items():
+            if isinstance(g, Failed):
+                continue
+            found = self._step(guard, "units()", self._pairs, g)
+            if isinstance(found, ScoreResult):
+                no_units[i] = found
+            else:
+                units[i] = found
+        pairs = list(dict.fromkeys(pair for found in units.values() for pair in found))
 
         def judge(pending: list[Pair[Any]]) -> list[Assessment | Failed]:
-            return self.judge.assess(pending, done=stage(progress, self.judged, len(pending)))
+            done = stage(progress, self.judged, len(pending))
+            return guard.stage("the judge", lambda: self.judge.assess(pending, done=done))
 
         assessed = self._verdicts.lookup(pairs, judge)
         self._verdicts.forget(p for p, a in assessed.items() if isinstance(a, Failed))
@@ -235,14 +300,29 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
             if isinstance(item, Failed):
                 results.append(self.error_result(item.message, transient=item.transient))
                 continue
-            own = {u.pair: assessed[u.pair] for u in units[i]}
+            if i in no_units:
+                results.append(no_units[i])
+                continue
+            own = {pair: assessed[pair] for pair in units[i]}
             failed = next((a for a in own.values() if isinstance(a, Failed)), None)
             if failed is not None:
                 results.append(self.error_result(failed.message, transient=failed.transient))
             else:
                 judged = {k: a for k, a in own.items() if isinstance(a, Assessment)}
-                results.append(self.aggregate(item, judged))
+                results.append(self._step(guard, "aggregate()", self.aggregate, item, judged))
         return results
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in `value` (a result's field: a number, or numbers in tuples,
+    lists and dicts) is finite."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, tuple | list):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    return True
 
 
 ScorerClass: TypeAlias = type[Pipeline[Any, Any, Any]]

@@ -9,8 +9,9 @@ A plugin's distribution declares, in its `pyproject.toml`:
 The entry point's name is the scorer's id; its object is the scorer's class (a subclass of
 `pipeline.Pipeline`). Plugins are loaded once, the first time the registry is listed or asked
 for an id, never at import. A plugin that cannot be loaded (an import error, an object that is
-not a scorer class, a bad id, an id that a built-in scorer or an earlier plugin holds) is
-skipped with one line on stderr, and the other scorers stay usable.
+not a scorer class, a bad id, an id that a built-in scorer or an earlier plugin holds, a
+package that exits or raises KeyboardInterrupt as it is imported) is skipped with one line on
+stderr, and the other scorers stay usable.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def load_plugins(builtin: Iterable[str]) -> tuple[dict[str, Plugin], list[Broken
     broken: list[BrokenPlugin] = []
     from importlib import metadata
 
+    from .guard import Guard, StepFailed
+
     for entry in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
         distribution = _distribution(entry)
         taken = {
@@ -98,10 +101,11 @@ def load_plugins(builtin: Iterable[str]) -> tuple[dict[str, Plugin], list[Broken
             **{sid: p.distribution for sid, p in found.items()},
         }
         try:
-            scorer = _check(entry, taken)
+            with Guard(None) as guard:  # its exit is its failure too; the user's Ctrl-C is not
+                scorer = guard.stage("loading it", _check, entry, taken)
         except Exception as e:  # a plugin's own failure: skip it, keep the others
             reason = " ".join(str(e).split()) or type(e).__name__
-            if not isinstance(e, ValueError):
+            if not isinstance(e, ValueError | StepFailed):
                 reason = f"{type(e).__name__}: {reason}"
             skipped = BrokenPlugin(entry.name, distribution, reason)
             broken.append(skipped)
