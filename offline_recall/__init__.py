@@ -20,7 +20,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from .data.dataset import open_dataset
     from .engines import ENGINES, create_engine
-    from .engines.base import Engine
+    from .engines.base import Engine, Prompt
     from .engines.fake import FakeEngine
     from .engines.manifests import DEFAULT_MODEL, load_manifest
     from .engines.weights import model_dir
@@ -31,14 +31,21 @@ if TYPE_CHECKING:
         ModelError,
         OfflineRecallError,
     )
+    from .judging.judge import Assessment, Question
     from .report.comparison import Comparison, compare_runs
     from .runners.evals import EvalResult, ItemResult, run_evals
     from .runners.local import LocalRunner
     from .runners.ray_dataset import score_dataset
     from .runners.ray_workers import RayOptions
     from .runners.run import run_dataset
-    from .scorers.base import Judgment, Scorer, ScoreResult, ScorerInput, Status
-    from .scorers.context import ContextOptions, ScorerOptions
+    from .scorers.base import Judgment, Scorer, ScoreResult, ScorerInput, Status, round_half_up
+    from .scorers.context import (
+        ContextOptions,
+        ScorerOptions,
+        answer_text,
+        context_texts,
+        question_text,
+    )
     from .scorers.faithfulness import (
         FaithfulnessOptions,
         FaithfulnessResult,
@@ -51,6 +58,7 @@ if TYPE_CHECKING:
         PrecisionResult,
         create_context_precision_scorer,
     )
+    from .scorers.prompting import VersionedPrompts, YesNoPrompt
     from .scorers.recall import (
         ClaimVerdict,
         ContextRecallOptions,
@@ -69,6 +77,7 @@ if TYPE_CHECKING:
     from .stores.claim_cache import ClaimCache
     from .stores.results import ItemRecord, read_results
     from .stores.run_store import RunStore
+    from .text import split_sentences
 
 # Each public name and the module it is imported from. A scorer's names come from its package,
 # which lists them in its own `__all__`.
@@ -124,6 +133,16 @@ _MODULES: dict[str, str] = {
     "ScoreResult": "offline_recall.scorers.base",
     "Judgment": "offline_recall.scorers.base",
     "Scorer": "offline_recall.scorers.base",
+    "Prompt": "offline_recall.engines.base",
+    "Question": "offline_recall.judging.judge",
+    "Assessment": "offline_recall.judging.judge",
+    "VersionedPrompts": "offline_recall.scorers.prompting",
+    "YesNoPrompt": "offline_recall.scorers.prompting",
+    "round_half_up": "offline_recall.scorers.base",
+    "question_text": "offline_recall.scorers.context",
+    "answer_text": "offline_recall.scorers.context",
+    "context_texts": "offline_recall.scorers.context",
+    "split_sentences": "offline_recall.text",
     # errors
     "OfflineRecallError": "offline_recall.errors",
     "ConfigurationError": "offline_recall.errors",
@@ -151,6 +170,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_MODEL",
     "ENGINES",
+    "Assessment",
     "ChunkRelevance",
     "ChunkVerdict",
     "ClaimCache",
@@ -178,6 +198,8 @@ __all__ = [
     "Penalties",
     "Pipeline",
     "PrecisionResult",
+    "Prompt",
+    "Question",
     "RayOptions",
     "RecallResult",
     "RelevanceResult",
@@ -187,8 +209,12 @@ __all__ = [
     "ScorerInput",
     "ScorerOptions",
     "Status",
+    "VersionedPrompts",
+    "YesNoPrompt",
     "__version__",
+    "answer_text",
     "compare_runs",
+    "context_texts",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_context_relevance_scorer",
@@ -197,9 +223,12 @@ __all__ = [
     "load_manifest",
     "model_dir",
     "open_dataset",
+    "question_text",
     "read_results",
     "resolve_spec",
+    "round_half_up",
     "run_dataset",
     "run_evals",
     "score_dataset",
+    "split_sentences",
 ]

@@ -1,10 +1,11 @@
 """Scorer plugins: a package registers a scorer through the `offline_recall.scorers` entry-point
 group and gets every command a built-in scorer gets; a broken plugin is skipped in one line.
 
-The plugins are the two docs/write-a-scorer.md shows, built from that page's code blocks: one
-that reads the context, and one that reads none (scoring files without a context field). The
-fast tests make them installed distributions by a `.dist-info` folder on `sys.path` (what pip
-writes); the `install` test installs them with pip into a fresh virtual environment.
+The plugins are the three docs/write-a-scorer.md shows, built from that page's code blocks: one
+that asks no model, one that reads the context, and one that reads none (scoring files without
+a context field). The fast tests make them installed distributions by a `.dist-info` folder on
+`sys.path` (what pip writes) and type-check them with mypy --strict; the `install` test
+installs them with pip into a fresh virtual environment.
 """
 
 from __future__ import annotations
@@ -37,10 +38,16 @@ PAGE = ROOT / "docs" / "write-a-scorer.md"
 PLUGIN = "question-coverage-scorer"
 SCORER = "QuestionCoverageScorer"
 """The plugin's scorer class, its entry point's object."""
+PLUGIN_FOLDER = "question-coverage/"
+"""Where the page puts each example plugin's files."""
 FOCUS = "answer-focus-scorer"
 """The example plugin that reads no context."""
 FOCUS_FOLDER = "answer-focus/"
-"""Where the page puts that plugin's files (the first example's have no folder)."""
+LENGTH = "answer-length-scorer"
+"""The example plugin that asks no model."""
+LENGTH_FOLDER = "answer-length/"
+FOLDERS = (PLUGIN_FOLDER, FOCUS_FOLDER, LENGTH_FOLDER)
+MODULES = ("question_coverage", "answer_focus", "answer_length")
 BUILT_IN = (
     "context-recall-scorer",
     "context-precision-scorer",
@@ -50,19 +57,20 @@ BUILT_IN = (
 _BLOCK = re.compile(r'^```\w+ title="([^"]+)"\n(.*?)^```$', re.MULTILINE | re.DOTALL)
 
 
-def plugin_files(folder: str = "") -> dict[str, str]:
-    """An example plugin's files, by path, as the docs page shows them: the first example's
-    (`folder` empty), or those the page puts under `folder`."""
+def plugin_files(folder: str) -> dict[str, str]:
+    """An example plugin's files, by path, as the docs page shows them under `folder`."""
     blocks = dict(_BLOCK.findall(PAGE.read_text(encoding="utf-8")))
-    if folder:
-        files = {k.removeprefix(folder): v for k, v in blocks.items() if k.startswith(folder)}
-    else:
-        files = {k: v for k, v in blocks.items() if not k.startswith(FOCUS_FOLDER)}
+    files = {k.removeprefix(folder): v for k, v in blocks.items() if k.startswith(folder)}
     assert "pyproject.toml" in files and any(k.endswith("/__init__.py") for k in files)
     return files
 
 
-def write_plugin(folder: Path, example: str = "") -> Path:
+def test_every_file_on_the_page_belongs_to_an_example_plugin() -> None:
+    blocks = dict(_BLOCK.findall(PAGE.read_text(encoding="utf-8")))
+    assert [k for k in blocks if not k.startswith(FOLDERS)] == []
+
+
+def write_plugin(folder: Path, example: str = PLUGIN_FOLDER) -> Path:
     for name, text in plugin_files(example).items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,10 +127,10 @@ def _dist_info(site: Path, example: str) -> None:
 
 @pytest.fixture
 def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Both example plugins importable and registered, as pip leaves installed packages: their
+    """The example plugins importable and registered, as pip leaves installed packages: their
     packages and a `.dist-info` folder each naming its entry points, in a folder on `sys.path`."""
     site = tmp_path / "site"
-    for example in ("", FOCUS_FOLDER):
+    for example in FOLDERS:
         write_plugin(site, example)
         _dist_info(site, example)
     monkeypatch.syspath_prepend(str(site))
@@ -130,7 +138,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     SCORERS.reload()
     yield site
     SCORERS.reload()
-    for name in [m for m in sys.modules if m.startswith(("question_coverage", "answer_focus"))]:
+    for name in [m for m in sys.modules if m.startswith(MODULES)]:
         del sys.modules[name]
 
 
@@ -142,12 +150,93 @@ def _cli(*args: str | Path) -> str:
 
 def test_the_scorers_command_lists_the_built_in_scorers_and_the_plugins(installed: Path) -> None:
     shown = _cli("scorers")
-    for sid in (*BUILT_IN, PLUGIN, FOCUS):
+    for sid in (*BUILT_IN, PLUGIN, FOCUS, LENGTH):
         assert sid in shown
     assert shown.count("built-in") == 4
     assert "question-coverage" in shown and "question, context" in shown
     assert "answer-focus" in shown and "question, output" in shown
     assert "high, medium, low, none, per chunk" in shown  # context relevance's graded verdict
+    assert (
+        "answer-length-scorer (answer-length): Answer Length Scorer\n"
+        "  reads: output\n"
+        "  verdict: a rule, asking no model\n"
+    ) in shown  # as the page shows it
+    assert "  reads: output\n  verdict: a rule, asking no model" in PAGE.read_text()
+
+
+def length_rows(path: Path) -> Path:
+    """Answers, one of them longer than the example's limit of 50 words, and no context."""
+    path.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in (
+                {"input": "Who wrote Hamlet?", "output": "Shakespeare wrote Hamlet."},
+                {"input": "Tell me all.", "output": " ".join(["word"] * 51)},
+                {"input": "Why is the sea salty?", "output": ""},
+            )
+        )
+    )
+    return path
+
+
+def test_a_plugin_that_asks_no_model_scores_without_loading_one(
+    installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from offline_recall.engines import ResolvedModel
+
+    def start(self: ResolvedModel) -> Any:
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr(ResolvedModel, "start", start)
+    data = length_rows(tmp_path / "answers.jsonl")
+    out = tmp_path / "lengths.jsonl"
+    shown = _cli("score", data, "--scorer", LENGTH, "--backend", "fake", "--out", out)
+    assert "judge profile" not in shown and "loading the model" not in shown
+    assert "none: a rule, asking none" in shown
+    results = [json.loads(line)["results"][LENGTH] for line in out.read_text().splitlines()]
+    assert [r["score"] for r in results] == [1.0, 0.0, 1.0]
+    assert {r["model_fingerprint"] for r in results} == {"none"}
+    assert {r["prompt_version"] for r in results} == {"none"}
+    assert {r["judge_profile"] for r in results} == {None}
+    assert "3 rows re-scored, 3 identical" in _cli("verify", out)
+
+
+def test_a_plugin_that_asks_no_model_is_built_by_name_without_loading_it(
+    installed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from offline_recall.engines import ResolvedModel
+
+    def start(self: ResolvedModel) -> Any:
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr(ResolvedModel, "start", start)
+    scorer = create_scorer(scorer_kind(LENGTH), "smollm2-135m-instruct", None)
+    assert scorer.run({"output": "Short."}).score == 1.0
+    found = run_evals(data=[{"input": "Say it."}], scorers=[scorer], target=lambda q: "Said.")
+    assert found.scores[LENGTH] == 1.0
+
+
+def test_a_plugin_that_asks_no_model_goes_through_every_command(
+    installed: Path, tmp_path: Path
+) -> None:
+    records, page = _every_command(LENGTH, length_rows(tmp_path / "d.jsonl"), tmp_path, "score")
+    assert [r["results"][LENGTH]["score"] for r in records] == [1.0, 0.0, 1.0]
+    assert "Answer length" in page or "Answer Length" in page
+
+
+def test_the_example_plugins_pass_mypy_strict(installed: Path) -> None:
+    """The page's code type-checks as a plugin author's would, against the installed package
+    (the project's mypy settings: strict, with pydantic's plugin)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+         *(arg for m in MODULES for arg in ("-p", m))],
+        cwd=ROOT,
+        env={**os.environ, "MYPYPATH": str(installed)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def _every_command(scorer: str, data: Path, folder: Path, measure: str) -> tuple[list[Any], str]:
@@ -265,14 +354,116 @@ def _entry_points(monkeypatch: pytest.MonkeyPatch, *points: tuple[str, str]) -> 
     SCORERS.reload()
 
 
+UNFINISHED = """
+from question_coverage import CoverageResult, Item, QuestionCoverageScorer, Unit, prompts
+from offline_recall import Pipeline, ScoreResult, Status
+
+
+class Base(Pipeline[Item, Unit, CoverageResult]):
+    id = "question-coverage-scorer"
+    name = "Question Coverage Scorer"
+    description = "The share of retrieved chunks that address the question"
+    result_type = CoverageResult
+    prompt_package = prompts.__name__
+    prepare = QuestionCoverageScorer.prepare
+    units = QuestionCoverageScorer.units
+    aggregate = QuestionCoverageScorer.aggregate
+
+
+class NoQuestion(Base):
+    pass
+
+
+class NoPrompts(QuestionCoverageScorer):
+    prompt_package = None
+
+
+class NoName(QuestionCoverageScorer):
+    name = None
+
+
+class NoPrepare(Pipeline[Item, Unit, ScoreResult]):
+    id = "question-coverage-scorer"
+    name = "Rule"
+    description = "A rule"
+    result_type = ScoreResult
+
+
+class BadReads(QuestionCoverageScorer):
+    reads = ("question", "contexts")
+
+
+class TypedReads(QuestionCoverageScorer):
+    reads = ("question", "ground_truth", "context")
+
+
+class NotAResult(QuestionCoverageScorer):
+    result_type = Status
+"""
+"""Scorer classes that each lack what every scorer, or one that asks the model, defines."""
+
+
 @pytest.fixture
 def broken(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     write_plugin(tmp_path)
+    (tmp_path / "unfinished.py").write_text(UNFINISHED)
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
     SCORERS.reload()
-    for name in [m for m in sys.modules if m.startswith("question_coverage")]:
+    for name in [m for m in sys.modules if m.startswith(("question_coverage", "unfinished"))]:
         del sys.modules[name]
+
+
+@pytest.mark.parametrize(
+    ("scorer", "why"),
+    [
+        (
+            "NoQuestion",
+            "it does not define `question()`, which a scorer that asks the model (it sets "
+            "`prompt_package`) defines",
+        ),
+        (
+            "NoPrompts",
+            "it defines `question()` but sets no `prompt_package`: a scorer that asks the model "
+            "names the package of its prompts",
+        ),
+        ("NoName", "it does not set `name` (a string): every scorer does"),
+        ("NoPrepare", "it does not define `prepare()`: every scorer does"),
+        ("BadReads", "its `reads` holds 'contexts'; each is one of question, ground truth"),
+        ("NotAResult", "it does not set `result_type` (a ScoreResult subclass)"),
+    ],
+)
+def test_a_plugin_lacking_a_member_is_skipped_in_one_line_naming_it(
+    broken: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    scorer: str,
+    why: str,
+) -> None:
+    _entry_points(monkeypatch, (PLUGIN, f"unfinished:{scorer}"))
+    assert list(SCORERS) == list(BUILT_IN)
+    (warned,) = capsys.readouterr().err.strip().splitlines()
+    assert warned.startswith(
+        f"offline-recall: warning: scorer plugin {PLUGIN!r} from an unknown distribution "
+        f"skipped: unfinished:{scorer}: {why}"
+    ), warned
+
+
+def test_ground_truth_may_be_spelled_with_an_underscore_in_reads(
+    broken: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _entry_points(monkeypatch, (PLUGIN, "unfinished:TypedReads"))
+    assert scorer_kind(PLUGIN).reading() == ("question", "ground truth", "context")
+    assert "  reads: question, ground truth, context" in _cli("scorers")
+
+
+def test_the_scorers_command_says_a_skipped_plugin_once(
+    broken: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _entry_points(monkeypatch, (PLUGIN, "unfinished:NoQuestion"))
+    shown = CliRunner().invoke(main, ["scorers"]).output  # stdout and stderr
+    assert shown.count("does not define `question()`") == 1, shown
+    assert f"skipped: scorer plugin {PLUGIN!r}" in shown
 
 
 @pytest.mark.parametrize(
@@ -280,7 +471,7 @@ def broken(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     [
         (PLUGIN, "no_such_module:Scorer", "ModuleNotFoundError: No module named 'no_such_module'"),
         (PLUGIN, "json:dumps", "json:dumps is a function, not a scorer class"),
-        (PLUGIN, "offline_recall.scorers.claims:ClaimScorer", "has no attribute 'id'"),
+        (PLUGIN, "offline_recall.scorers.claims:ClaimScorer", "it does not set `id` (a string)"),
         (PLUGIN, "question_coverage:Unit", "is the class Unit, not a scorer class"),
         ("Question Coverage", f"question_coverage:{SCORER}", "its name is not a scorer id"),
         ("other-scorer", f"question_coverage:{SCORER}", "has the id 'question-coverage-scorer'"),
@@ -365,8 +556,8 @@ def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path
     bin_ = venv / "bin"
     _run(bin_ / "pip", "install", "-q", "torch==2.13.0")
     _run(bin_ / "pip", "install", "-q", "-c", ROOT / "constraints.txt", ROOT)
-    _run(bin_ / "pip", "install", "-q", write_plugin(tmp_path / "question-coverage"))
-    _run(bin_ / "pip", "install", "-q", write_plugin(tmp_path / "answer-focus", FOCUS_FOLDER))
+    for folder in FOLDERS:
+        _run(bin_ / "pip", "install", "-q", write_plugin(tmp_path / folder, folder))
     env = {
         "PATH": f"{bin_}:/usr/bin:/bin",
         "HOME": str(tmp_path),
@@ -387,6 +578,13 @@ def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path
                                 "--out", focus, env=env)  # fmt: skip
     found = [json.loads(line)["results"][FOCUS]["score"] for line in focus.read_text().splitlines()]
     assert found == [0.5, 1.0, 0.0]
+    lengths = tmp_path / "lengths.jsonl"
+    command = ("score", length_rows(tmp_path / "long.jsonl"), "--scorer", LENGTH)
+    _run(bin_ / "offline-recall", *command, "--backend", "fake", "--out", lengths, env=env)
+    found = [
+        json.loads(line)["results"][LENGTH]["score"] for line in lengths.read_text().splitlines()
+    ]
+    assert found == [1.0, 0.0, 1.0]
 
 
 def test_each_built_in_scorer_is_registered_under_its_own_id() -> None:

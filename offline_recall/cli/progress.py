@@ -78,7 +78,8 @@ class RunBar:
 
     A live bar on a terminal; elsewhere a plain line at the start, then one every `every`
     seconds (also while one long step gives no news, so a log never looks stalled), and a
-    last line at the end.
+    last line at the end. `first` is the step shown before any window: the model loading,
+    unless the run asks none.
     """
 
     def __init__(
@@ -89,6 +90,7 @@ class RunBar:
         *,
         every: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        first: str = LOADING,
     ) -> None:
         self._console = console
         self._what = what
@@ -101,7 +103,7 @@ class RunBar:
         self._done = 0
         self._first = 1
         self._window = 0
-        self._stage = LOADING
+        self._stage = first
         self._begun: float | None = None
         self._done_before = 0
         self._committed = 0.0
@@ -117,7 +119,7 @@ class RunBar:
             console=console,
         )
         self._rows: TaskID = self._progress.add_task(what, total=total)
-        self._step: TaskID = self._progress.add_task(f"  {LOADING}", total=None)
+        self._step: TaskID = self._progress.add_task(f"  {first}", total=None)
 
     def __enter__(self) -> RunBar:
         if self._live:

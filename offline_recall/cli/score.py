@@ -184,7 +184,7 @@ def score(
     from ..spec.resolve import resolve_run
     from ..stores.claim_cache import ClaimCache
     from ..stores.run_store import RunStore
-    from .progress import RunBar
+    from .progress import LOADING, RunBar
     from .summary import profile_line
 
     console = Console(stderr=True)
@@ -199,10 +199,11 @@ def score(
         judge_engine=judge_backend,
     )
     spec = run.spec
-    for scorer in spec.scorers:
+    judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
+    for scorer in judged:
         console.print(Text(profile_line(scorer)), soft_wrap=True)
     if not no_judge_note and any(
-        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in spec.scorers
+        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
     ):
         note = f"note: {NOTE} (--no-judge-note hides this)"
         console.print(Text(note, style="yellow"), soft_wrap=True)
@@ -222,7 +223,8 @@ def score(
             _resumable(console, None if store_path is None else f"the run store {store_path}"),
             RunStore(store_path, restart=restart) as store,
         ):
-            local = LocalRunner(store, RunBar(console, dataset.total), cache)
+            first = LOADING if judged else "scoring: the scorers ask no model"
+            local = LocalRunner(store, RunBar(console, dataset.total, first=first), cache)
             outcome = run_dataset(
                 run, dataset, given, local, out, keep_records=form == "table", say=console.print
             )

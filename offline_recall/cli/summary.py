@@ -63,7 +63,7 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
         ("failed", str(summary.failed)),
         (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
         ("time", f"{seconds:.1f} s"),
-        ("model", spec.model_fingerprint),
+        ("model", spec.model_fingerprint if kind.asks_model() else "none: a rule, asking none"),
         ("prompt version", setup.prompt_version),
     ]
     missing = summary.by_status[Status.NO_GROUND_TRUTH]
@@ -75,6 +75,8 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
                 f"{summary.mean_with_ground_truth:.4f}",
             ),
         )
+    if not kind.asks_model():  # a rule gives no verdicts to count
+        rows = [(name, value) for name, value in rows if name != f"{kind.unit} {kind.positive}"]
     for name, value in rows:
         table.add_row(name, value)
     return table

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engines import Engine
+from ..engines.deferred import DeferredEngine
 from ..errors import ConfigurationError
 from ..scorers import scorer_kind
 from ..scorers.base import Scorer
@@ -29,7 +30,12 @@ class Scoring:
     @classmethod
     def start(cls, run: ResolvedRun, *, claim_cache: ClaimStore | None = None) -> Scoring:
         """`run`'s engines started from what it resolved (no manifest read, no server asked
-        again) and its scorers built on them; claims are kept in `claim_cache` if given."""
+        again) and its scorers built on them; claims are kept in `claim_cache` if given.
+        When no scorer of the run asks the model, it is started only if a scorer asks it after
+        all: a run of rules alone loads none."""
+        if not any(scorer_kind(s.id).asks_model() for s in run.spec.scorers):
+            deferred = DeferredEngine(run.model.start, run.spec.model_fingerprint)
+            return cls.on(run, deferred, claim_cache=claim_cache)
         engine = run.model.start()
         judge = None
         if run.judge is not None:
@@ -87,6 +93,12 @@ class Scoring:
 
 
 def _check_runs(engine: Engine, fingerprint: str) -> None:
+    if isinstance(engine, DeferredEngine) and not engine.started:
+        if engine.fingerprint != fingerprint:
+            raise ConfigurationError(
+                f"the engine will run {engine.fingerprint}, the spec names {fingerprint}"
+            )
+        return  # checked again when it starts
     if engine.identity.fingerprint != fingerprint:
         raise ConfigurationError(
             f"the engine runs {engine.identity.fingerprint}, the spec names {fingerprint}"

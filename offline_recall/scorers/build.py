@@ -2,7 +2,8 @@
 
 `build_scorer` puts a scorer on engines that run already, with its setup resolved;
 `create_scorer` first loads the model, starts its engine and resolves the setup the way a run
-spec does, then builds through `build_scorer`.
+spec does, then builds through `build_scorer` (a scorer that asks no model gets an engine
+started only if it is asked something: none is loaded).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from ..engines import Engine, resolve_model
+from ..engines.deferred import DeferredEngine
 from ..engines.manifests import ModelManifest
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
@@ -106,6 +108,17 @@ def create_scorer(
     else:
         resolved = resolve_model(engine, model, engine_options)
         manifest = resolved.manifest
+        if not scorer.asks_model():  # a rule: the model is started only if it is asked
+            built = DeferredEngine(resolved.start, resolved.fingerprint)
+            setup = resolve_setup(
+                scorer,
+                fingerprint=resolved.fingerprint,
+                scorers=manifest.scorers,
+                manifest_prompt_version=manifest.prompt_version,
+                threshold=manifest.threshold,
+                scale=options.scale,
+            )
+            return build_scorer(scorer, built, options, setup.setup, claim_cache=claim_cache)
         built = resolved.start()
     judging = manifest
     judge_built = None

@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
+from ..errors import ConfigurationError
 from ..judging.labelled import claim_statement
 from . import prompting
 from .base import ScoreResult, Status
 from .context import ContextOptions, ScorerOptions
+
+NO_PROMPTS = "none"
+"""The prompt version of a scorer that asks no model, as its results and runs record it."""
 
 READS = ("question", "ground truth", "output", "context")
 """What a scorer may read of a run (see `ScorerDefinition.reads`)."""
@@ -41,8 +45,9 @@ def read_name(value: str) -> str | None:
 class ScorerDefinition:
     """A scorer's definition, declared as class attributes of its class (a `Pipeline`).
 
-    A scorer sets `id`, `name`, `description`, `result_type` and `prompt_package`; the others
-    have defaults, which a scorer sets where they do not say what it does.
+    A scorer sets `id`, `name`, `description` and `result_type`, and `prompt_package` when it
+    asks the model; the others have defaults, which a scorer sets where they do not say what
+    it does.
     """
 
     id: ClassVar[str]
@@ -53,8 +58,10 @@ class ScorerDefinition:
     result_type: ClassVar[type[ScoreResult]]
     """The type of its results; runs read results back by it, and the Parquet schema is read
     off it."""
-    prompt_package: ClassVar[str]
-    """The package holding its prompt sets, one `<version>.toml` each."""
+    prompt_package: ClassVar[str | None] = None
+    """The package holding its prompt sets, one `<version>.toml` each: what a scorer that asks
+    the model asks it. None for a scorer that asks no model (a rule over the run's own fields):
+    it has no prompts, no `question()`, and a run of such scorers alone loads no model."""
     options_type: ClassVar[type[ScorerOptions]] = ContextOptions
     """Its options: the scale, where a run's context comes from (`ContextOptions`, for a
     scorer that reads it) and any of its own. Built with no argument where none are given;
@@ -138,12 +145,27 @@ class ScorerDefinition:
         return cls.profile_scorer or cls.id
 
     @classmethod
+    def asks_model(cls) -> bool:
+        """Whether it asks the model anything: whether it names a prompts package."""
+        return cls.prompt_package is not None
+
+    @classmethod
     def prompt_versions(cls) -> list[str]:
+        """Its prompt versions; `NO_PROMPTS` alone for a scorer that asks no model."""
+        if cls.prompt_package is None:
+            return [NO_PROMPTS]
         return prompting.versions(cls.prompt_package)
 
     @classmethod
     def prompt_file(cls, version: str) -> bytes:
-        """The data file of a prompt version, as it is recorded in a run's manifest."""
+        """The data file of a prompt version, as it is recorded in a run's manifest (empty for
+        a scorer that asks no model)."""
+        if cls.prompt_package is None:
+            if version != NO_PROMPTS:
+                raise ConfigurationError(
+                    f"{cls.id} asks no model and has no prompt version {version!r}"
+                )
+            return b""
         return prompting.prompt_file(cls.prompt_package, version)
 
     @classmethod

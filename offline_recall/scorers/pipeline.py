@@ -24,10 +24,11 @@ from .._version import __version__
 from ..engines import Engine, Failed
 from ..errors import ConfigurationError, OfflineRecallError
 from ..judging.judge import Assessment, Judge, Pair, Question
+from . import prompting
 from .base import Progress, ScoreResult, ScorerInput, ScorerSetup, Status, round_half_up
 from .batch import isolated, stage
 from .context import ScorerOptions, as_input
-from .definition import ScorerDefinition
+from .definition import READS, ScorerDefinition, read_name
 from .guard import Guard, StepFailed, step_seconds
 from .memo import Memo
 
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from .claims.extraction import ClaimStore
 
 VERDICTS_REMEMBERED = 8192
+
+NO_MODEL = "none"
+"""The model fingerprint of a result whose scorer asks no model."""
 
 
 class JudgedUnit(Hashable, Protocol):
@@ -49,6 +53,7 @@ T = TypeVar("T")
 U = TypeVar("U", bound=JudgedUnit)
 R = TypeVar("R", bound=ScoreResult)
 V = TypeVar("V")
+PS = TypeVar("PS", bound=prompting.VersionedPrompts)
 
 
 class Built(TypedDict, total=False):
@@ -99,9 +104,13 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         self.progress: Progress | None = None
         """Told how each batch's stages go when `run_many` is given no progress of its own."""
         self._batch_progress: Progress | None = None
-        self.judge: Judge[Any] = self.make_judge()
+        if self.asks_model():  # a scorer that asks no model has no judge, and no question
+            self.judge = self.make_judge()
         # Identical pairs are sent to the judge once.
         self._verdicts: Memo[Pair[Any], Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
+
+    judge: Judge[Any]
+    """The judge of the units (a scorer that asks no model has none)."""
 
     # What a scorer declares ---------------------------------------------------------------
 
@@ -132,9 +141,61 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
 
     # What every scorer shares ---------------------------------------------------------------
 
+    @classmethod
+    def unfinished(cls) -> str | None:
+        """What the class lacks to be a scorer, in one line naming the member (a plugin
+        lacking one is skipped when it is found, with this line); None when it has all.
+
+        Every scorer sets `id`, `name`, `description` and `result_type` (a `ScoreResult`
+        subclass) and defines `prepare()`; its `reads` are `READS` names. One that asks the
+        model (it names a `prompt_package` holding a `<version>.toml`) also defines
+        `question()` and `units()` and `aggregate()`; one that asks none defines no
+        `question()`, and its `prepare()` returns each run's result."""
+        for member in ("id", "name", "description"):
+            if not isinstance(getattr(cls, member, None), str):
+                return f"it does not set `{member}` (a string): every scorer does"
+        result = getattr(cls, "result_type", None)
+        if not (isinstance(result, type) and issubclass(result, ScoreResult)):
+            return "it does not set `result_type` (a ScoreResult subclass): every scorer does"
+        options = getattr(cls, "options_type", None)
+        if not (isinstance(options, type) and issubclass(options, ScorerOptions)):
+            return "its `options_type` is not a ScorerOptions subclass"
+        unknown = [r for r in cls.reads if read_name(r) is None]
+        if unknown:
+            return f"its `reads` holds {unknown[0]!r}; each is one of {', '.join(READS)}"
+        own = [m for m in ("prepare", "question", "units", "aggregate") if _defines(cls, m)]
+        if "prepare" not in own:
+            return "it does not define `prepare()`: every scorer does"
+        if not cls.asks_model():
+            if "question" in own:
+                return (
+                    "it defines `question()` but sets no `prompt_package`: a scorer that asks "
+                    "the model names the package of its prompts"
+                )
+            return None
+        if not cls.prompt_versions():
+            return f"its prompts package {cls.prompt_package} holds no <version>.toml"
+        for member in ("question", "units", "aggregate"):
+            if member not in own and not (member == "question" and _defines(cls, "make_judge")):
+                return (
+                    f"it does not define `{member}()`, which a scorer that asks the model "
+                    "(it sets `prompt_package`) defines"
+                )
+        return None
+
+    def load_prompts(self, model: type[PS]) -> PS:
+        """The scorer's prompt set of the run's prompt version, read as `model` (a
+        `VersionedPrompts` subclass)."""
+        if self.prompt_package is None:
+            raise ConfigurationError(f"{self.name} asks no model: it has no prompts")
+        return prompting.load(self.prompt_package, self.setup.prompt_version, model)
+
     @property
     def model_fingerprint(self) -> str:
-        """The scorer's model fingerprint, and the judge's after a + when it is another."""
+        """The scorer's model fingerprint, and the judge's after a + when it is another;
+        `NO_MODEL` for a scorer that asks no model."""
+        if not self.asks_model():
+            return NO_MODEL
         own = self.engine.identity.fingerprint
         if self.judge_engine is self.engine:
             return own
@@ -207,7 +268,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
             error=error,
             model_fingerprint=self.model_fingerprint,
             prompt_version=self.setup.prompt_version,
-            judge_profile=self.setup.judge_profile.digest,
+            judge_profile=self.setup.judge_profile.digest if self.asks_model() else None,
             library_version=__version__,
             **fields,
         )
@@ -270,6 +331,12 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         guard: Guard,
     ) -> list[R]:
         prepared = [self._prepare(r, guard) for r in runs]
+        if not self.asks_model():
+            rule = f"{self.name} asks no model: its prepare() must return the run's result"
+            return [
+                p if isinstance(p, ScoreResult) else self.error_result(rule)  # type: ignore[misc]
+                for p in prepared
+            ]
         items = {i: p for i, p in enumerate(prepared) if not isinstance(p, ScoreResult)}
         generated = guard.stage("generate()", self.generate, items) if items else {}
         no_units: dict[int, R] = {}
@@ -323,6 +390,16 @@ def _finite(value: Any) -> bool:
     if isinstance(value, dict):
         return all(_finite(v) for v in value.values())
     return True
+
+
+def _defines(cls: type, member: str) -> bool:
+    """Whether `cls` defines `member` itself or through a base other than `Pipeline`."""
+    for base in cls.__mro__:
+        if base is Pipeline:
+            return False
+        if member in vars(base):
+            return True
+    return False
 
 
 ScorerClass: TypeAlias = type[Pipeline[Any, Any, Any]]

@@ -11,7 +11,9 @@ The entry point's name is the scorer's id; its object is the scorer's class (a s
 for an id, never at import. A plugin that cannot be loaded (an import error, an object that is
 not a scorer class, a bad id, an id that a built-in scorer or an earlier plugin holds, a
 package that exits or raises KeyboardInterrupt as it is imported) is skipped with one line on
-stderr, and the other scorers stay usable.
+stderr, and the other scorers stay usable. A class that lacks a
+member every scorer defines is skipped the same way, its line naming the member (see
+`Pipeline.unfinished`), rather than failing later, after a model has loaded.
 """
 
 from __future__ import annotations
@@ -78,16 +80,19 @@ def _check(entry: metadata.EntryPoint, taken: Mapping[str, object]) -> ScorerCla
             else f"a {type(found).__name__}"
         )
         raise ValueError(f"{entry.value} is {what}, not a scorer class (a Pipeline subclass)")
+    if (lacking := found.unfinished()) is not None:
+        raise ValueError(f"{entry.value}: {lacking}")
     if found.id != entry.name:
         raise ValueError(f"{entry.value} has the id {found.id!r}, not the entry point's name")
-    if not found.prompt_versions():
-        raise ValueError(f"its prompts package {found.prompt_package} holds no <version>.toml")
     return found
 
 
-def load_plugins(builtin: Iterable[str]) -> tuple[dict[str, Plugin], list[BrokenPlugin]]:
+def load_plugins(
+    builtin: Iterable[str], warn: bool = True
+) -> tuple[dict[str, Plugin], list[BrokenPlugin]]:
     """Every scorer registered under `GROUP`, by id, and the entry points that were skipped;
-    each skipped one is told on stderr in one line."""
+    each skipped one is told on stderr in one line (unless not `warn`: the caller lists
+    them)."""
     found: dict[str, Plugin] = {}
     broken: list[BrokenPlugin] = []
     from importlib import metadata
@@ -109,7 +114,8 @@ def load_plugins(builtin: Iterable[str]) -> tuple[dict[str, Plugin], list[Broken
                 reason = f"{type(e).__name__}: {reason}"
             skipped = BrokenPlugin(entry.name, distribution, reason)
             broken.append(skipped)
-            print(f"offline-recall: warning: {skipped}", file=sys.stderr)
+            if warn:
+                print(f"offline-recall: warning: {skipped}", file=sys.stderr)
             continue
         found[scorer.id] = Plugin(scorer, distribution)
     return found, broken
@@ -126,9 +132,9 @@ class Registry(Mapping[str, "ScorerClass"]):
         self._plugins: dict[str, Plugin] | None = None
         self._broken: list[BrokenPlugin] = []
 
-    def _all(self) -> dict[str, Plugin]:
+    def _all(self, warn: bool = True) -> dict[str, Plugin]:
         if self._plugins is None:
-            self._plugins, self._broken = load_plugins(self.builtin_paths)
+            self._plugins, self._broken = load_plugins(self.builtin_paths, warn)
         return self._plugins
 
     def _builtin_class(self, scorer_id: str) -> ScorerClass:
@@ -161,8 +167,9 @@ class Registry(Mapping[str, "ScorerClass"]):
 
     @property
     def broken(self) -> list[BrokenPlugin]:
-        """The plugins that were skipped, and why (loading them first if not yet done)."""
-        self._all()
+        """The plugins that were skipped, and why. Loading them first if not yet done, it
+        prints no warning: the caller lists them, so each is said once."""
+        self._all(warn=False)
         return list(self._broken)
 
     def reload(self) -> None:
