@@ -88,7 +88,7 @@ def test_concurrent_requests_are_scored_in_batches_up_to_the_window() -> None:
         batcher = Batcher(scoring(scorer), worker, "digest", size=16, wait=0.01)
         batcher.start()
         try:
-            return await asyncio.gather(*(batcher.score("good", row("x" * n)) for n in range(40)))
+            return await asyncio.gather(*(batcher.submit("good", row("x" * n)) for n in range(40)))
         finally:
             await batcher.stop()
 
@@ -105,13 +105,12 @@ def test_a_request_whose_client_left_is_dropped_before_its_batch() -> None:
     worker = Worker()
 
     async def main() -> None:
-        batcher = Batcher(scoring(scorer), worker, "digest", size=16, wait=0.05)
+        batcher = Batcher(scoring(scorer), worker, "digest", size=16)
         batcher.start()
         try:
-            kept = asyncio.ensure_future(batcher.score("good", row("kept")))
-            left = asyncio.ensure_future(batcher.score("good", row("left")))
-            await asyncio.sleep(0.01)  # both queued, the batch not started yet
-            left.cancel()
+            kept = batcher.submit("good", row("kept"))
+            left = batcher.submit("good", row("left"))
+            left.cancel()  # both queued, the batch not started yet
             assert (await kept).reason == "read kept"
         finally:
             await batcher.stop()
@@ -123,19 +122,47 @@ def test_a_request_whose_client_left_is_dropped_before_its_batch() -> None:
     assert scorer.batches == [["kept"]]
 
 
+def test_a_batch_waits_for_requests_being_read_and_only_for_them() -> None:
+    scorer = Recording("good")
+    worker = Worker()
+
+    async def main() -> None:
+        batcher = Batcher(scoring(scorer), worker, "digest", size=16, wait=5)
+        batcher.start()
+        try:
+            alone = batcher.submit("good", row("alone"))
+            await alone  # nothing was being read: scored at once, without waiting
+            with batcher.arriving():
+                first = batcher.submit("good", row("first"))
+                await asyncio.sleep(0.05)  # the batch has started and waits
+                second = batcher.submit("good", row("second"))
+            await asyncio.gather(first, second)
+        finally:
+            await batcher.stop()
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), timeout=4))
+    finally:
+        worker.shutdown()
+    assert scorer.batches == [["alone"], ["first", "second"]]
+
+
 def test_a_stopping_service_answers_what_it_has_not_scored() -> None:
     worker = Worker()
 
     async def main() -> None:
         batcher = Batcher(scoring(Recording("good")), worker, "digest", size=16, wait=10)
         batcher.start()
-        waiting = asyncio.ensure_future(batcher.score("good", row("late")))
-        await asyncio.sleep(0.01)
-        await batcher.stop()
+        with batcher.arriving():  # the batch waits for a request being read
+            waiting = batcher.submit("good", row("late"))
+            queued = [batcher.submit("good", row(f"queued {n}")) for n in range(5)]
+            await asyncio.sleep(0.01)
+            await batcher.stop()
+        for future in (waiting, *queued):
+            with pytest.raises(ServiceStopping):
+                await future
         with pytest.raises(ServiceStopping):
-            await waiting
-        with pytest.raises(ServiceStopping):
-            await batcher.score("good", row("after"))
+            batcher.submit("good", row("after"))
 
     try:
         asyncio.run(main())

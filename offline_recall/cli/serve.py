@@ -95,7 +95,7 @@ def host_warning(host: str, token: str | None) -> str | None:
     default=5.0,
     show_default=True,
     metavar="MS",
-    help="Milliseconds a request waits for others to join its batch when the engine is idle.",
+    help="The longest a batch about to start waits for requests still being read to join it.",
 )
 @click.option(
     "--no-judge-note",

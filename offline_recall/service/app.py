@@ -28,7 +28,7 @@ from ..frozen import Frozen
 from ..scorers import SCORERS, scorer_kind
 from ..spec.run_spec import RunSpec
 from .batcher import Batcher, ScoringFailed, ServiceStopping
-from .requests import RequestError, read_request
+from .requests import RequestError, ScoreRequest, read_request
 
 
 @dataclass(frozen=True)
@@ -156,33 +156,47 @@ def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlett
         scored = Scored(runs=batcher.runs, batches=batcher.batches)
         return JSONResponse(Health.of(spec, settings, scored).model_dump(mode="json"))
 
+    def unserved(sid: str) -> Response | None:
+        """The answer to a request for a scorer the service does not run; None if it does."""
+        if sid in scales:
+            return None
+        served = ", ".join(scales)
+        if sid not in SCORERS:
+            return _error(404, f"unknown scorer {sid!r}; this service runs {served}")
+        return _error(404, f"this service runs {served}; start it with --scorer {sid} to serve it")
+
+    async def read_run(request: Request, sid: str) -> ScoreRequest:
+        """The request's run, bounded, read and checked against the scorer's scale."""
+        body = await _body(request, settings.max_request_bytes)
+        run = read_request(body, reads_context[sid])
+        asked = _scale(run.scale)
+        if run.scale is not None and asked != scales[sid]:
+            raise RequestError(
+                400,
+                f"this service scores {sid} on a scale of {scales[sid]:g}, the run asks for "
+                f"{asked:g}: start it with --scale {asked:g}",
+            )
+        return run
+
     async def post_score(request: Request) -> Response:
         if not authorized(request.headers.get("authorization"), settings.token):
             return _unauthorized()
         sid = request.path_params["scorer"]
-        if sid not in scales:
-            served = ", ".join(scales)
-            if sid not in SCORERS:
-                return _error(404, f"unknown scorer {sid!r}; this service runs {served}")
-            return _error(
-                404, f"this service runs {served}; start it with --scorer {sid} to serve {sid}"
-            )
-        try:
-            run = read_request(await _body(request, settings.max_request_bytes), reads_context[sid])
-        except RequestError as e:
-            return _error(e.status, e.message)
-        except ClientDisconnect:
-            return Response(status_code=400)
-        if run.scale is not None and _scale(run.scale) != scales[sid]:
-            return _error(
-                400,
-                f"this service scores {sid} on a scale of {scales[sid]:g}, the run asks for "
-                f"{_scale(run.scale):g}: start it with --scale {_scale(run.scale):g}",
-            )
-        scoring = asyncio.ensure_future(batcher.score(sid, run.row))
+        if (refused := unserved(sid)) is not None:
+            return refused
+        with batcher.arriving():
+            try:
+                scoring = batcher.submit(sid, (await read_run(request, sid)).row)
+            except RequestError as e:
+                return _error(e.status, e.message)
+            except ClientDisconnect:
+                return Response(status_code=400)
+            except ServiceStopping as e:
+                return _error(503, str(e))
         gone = asyncio.ensure_future(_disconnected(request))
+        either: set[asyncio.Future[Any]] = {scoring, gone}
         try:
-            await asyncio.wait({scoring, gone}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             gone.cancel()
             if not scoring.done():

@@ -3,10 +3,11 @@ has arrived as one batch into the engine.
 
 The engine is used from one thread only (the worker's, which also started it), so engines that
 are not thread-safe are safe here. A request waits in the queue while a batch scores; when the
-worker is free it waits `wait` seconds for more requests to join the first, then scores up to
-`size` runs together, grouped by scorer, through the path `score` takes
-(`runners.local.score_rows`). A request whose client went away before its batch started is
-dropped from it; one whose batch fails gets the failure as its own answer.
+worker is free it takes what is queued, waiting up to `wait` seconds for requests still being
+read to join (none when none is), and scores up to `size` runs together, grouped by scorer,
+through the path `score` takes (`runners.local.score_rows`). A request whose client went away
+before its batch started is dropped from it; one whose batch fails gets the failure as its own
+answer.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -25,6 +27,9 @@ from ..runners.scoring import Scoring
 from ..scorers.base import ScoreResult
 
 T = TypeVar("T")
+
+POLL = 0.0005
+"""Seconds between looks at the queue while a batch waits for requests being read."""
 
 
 class ScoringFailed(Exception):
@@ -108,6 +113,7 @@ class Batcher:
         self._wait = wait
         self._queue: asyncio.Queue[_Job] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._arriving = 0
         self._taken: list[_Job] = []
         """The batch being gathered or scored: answered `ServiceStopping` if the service stops."""
         self.batches = 0
@@ -133,24 +139,38 @@ class Batcher:
             if not job.done.done():
                 job.done.set_exception(ServiceStopping("the service is stopping"))
 
-    async def score(self, scorer: str, row: Row) -> ScoreResult:
-        """`row` scored by `scorer`, in whichever batch it joins. Cancelling the call drops the
-        request if its batch has not started."""
+    @contextmanager
+    def arriving(self) -> Iterator[None]:
+        """While a request is being read: a batch about to start waits for it (up to `wait`)."""
+        self._arriving += 1
+        try:
+            yield
+        finally:
+            self._arriving -= 1
+
+    def submit(self, scorer: str, row: Row) -> asyncio.Future[ScoreResult]:
+        """Queue `row` for `scorer`: the future is its result, from whichever batch it joins.
+        Cancelling the future drops the request if its batch has not started."""
         if self._queue is None:
             raise ServiceStopping("the service is not taking requests")
         done: asyncio.Future[ScoreResult] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Job(scorer, row, done))
-        return await done
+        return done
 
     async def _batch(self) -> list[_Job]:
-        """The next batch: the first request waited for, then those that arrive within
-        `wait` seconds (unless `size` are queued already), up to `size`."""
+        """The next batch, up to `size` requests: the first waited for, then those queued, and
+        those still being read when it started, for up to `wait` seconds."""
         assert self._queue is not None
         self._taken = [await self._queue.get()]
-        if self._queue.qsize() + 1 < self._size and self._wait > 0:
-            await asyncio.sleep(self._wait)
-        while len(self._taken) < self._size and not self._queue.empty():
-            self._taken.append(self._queue.get_nowait())
+        waited = 0.0
+        while len(self._taken) < self._size:
+            if not self._queue.empty():
+                self._taken.append(self._queue.get_nowait())
+            elif self._arriving and waited < self._wait:
+                await asyncio.sleep(POLL)
+                waited += POLL
+            else:
+                break
         return self._taken
 
     async def _work(self) -> None:
