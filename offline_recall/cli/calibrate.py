@@ -20,7 +20,7 @@ from ..runners.scoring import Scoring
 from ..scorers import RECALL, SCORERS, scorer_kind
 from ..spec.resolve import resolve_run
 from . import COMMANDS
-from .options import model_and_engine, parse_engine_options
+from .options import model_and_engine, model_files, parse_engine_options
 
 SMALL_SAMPLE = 50
 """Fewer labelled claims than this give a cross-validated estimate that moves a lot."""
@@ -155,7 +155,7 @@ def calibrate(
     """
     console = Console(stderr=True)
     if out is not None:
-        check_destinations([("--out", out)], {"DATA": data})
+        check_destinations([("--out", out)], {"DATA": data} | model_files("--model", model))
     pairs, errors = read_labelled(data, scorer_kind(scorer_id).labelled_statement)
     for error in errors:
         console.print(Text(f"skipped {error.message}", style="yellow"), soft_wrap=True)

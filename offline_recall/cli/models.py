@@ -11,7 +11,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ..data.destinations import check_destinations
+from ..data.destinations import check_destinations, folder_files, written_whole
 from ..engines.manifests import DEFAULT_MODEL, ModelManifest, bundled_manifests, load_manifest
 from ..engines.pinning import PairOrder, pin_folder
 from ..engines.weights import WeightsState, cached_dir, install_weights, model_dir, weights_state
@@ -186,7 +186,9 @@ def pin_model(
     """Write a manifest pinning a local safetensors model FOLDER by its files' sha256, with
     what its family needs: answer tokens, context length, system turn, thinking switch."""
     target = out or Path(f"{name}.toml")
-    sources = {"--judge-prompt": judge_prompt} if judge_prompt is not None else {}
+    sources = folder_files("FOLDER", folder)
+    if judge_prompt is not None:
+        sources["--judge-prompt"] = judge_prompt
     check_destinations([("--out", target)], sources)
     manifest = pin_folder(
         folder,
@@ -196,7 +198,8 @@ def pin_model(
         pair_order=pair_order,
         judge_prompt=judge_prompt,
     )
-    target.write_text(tomli_w.dumps(manifest, multiline_strings=True), encoding="utf-8")
+    with written_whole(target) as f:
+        f.write(tomli_w.dumps(manifest, multiline_strings=True))
     pinned = load_manifest(target)  # what was written must read back as a valid manifest
     click.echo(
         f"wrote {target}: {family_text(pinned)}; context {pinned.context_window}; "

@@ -15,7 +15,7 @@ from ..runners.verify import Contact, verify_run
 from ..scorers import RECALL, SCORERS
 from ..spec.manifest import RunManifest
 from ..stores.results import ItemRecord, read_results
-from ..stores.run_store import manifest_path
+from ..stores.run_store import manifest_path, read_manifest, run_files
 from . import COMMANDS
 from .options import parse_scorers
 from .progress import RunBar
@@ -28,7 +28,7 @@ def _manifest_beside(results: Path) -> RunManifest | None:
     beside = manifest_path(results)
     if not beside.is_file():
         return None
-    return RunManifest.model_validate_json(beside.read_text(encoding="utf-8"))
+    return read_manifest(beside)
 
 
 def _spec_mismatch(a: Path, b: Path, scorer: str) -> list[str] | None:
@@ -188,13 +188,14 @@ def report(results: Path, out: Path) -> None:
     """Write a self-contained HTML report of a scored run (a file written by `score`)."""
     from ..report.html import report_chunks
     from ..report.views import report_view
-    from ..stores.results import iter_results
+    from ..stores.results import iter_results, readable_twice
 
-    check_destinations([("--out", out)], {"RESULTS": results})
+    check_destinations([("--out", out)], run_files("RESULTS", results))
     # Two passes over the file, neither holding it: the summary of every row, then the items.
-    view = report_view(iter_results(results), source=results.name)
-    with written_whole(out) as page:
-        page.writelines(report_chunks(view, iter_results(results)))
+    with readable_twice(results) as readable:
+        view = report_view(iter_results(readable), source=results.name)
+        with written_whole(out) as page:
+            page.writelines(report_chunks(view, iter_results(readable)))
     click.echo(f"wrote {out} ({view.count} items)")
 
 
@@ -277,7 +278,12 @@ def compare(
         labels = (
             ["RUN_A", "RUN_B"] if len(runs) == 2 else [f"RUN {i}" for i in range(1, len(runs) + 1)]
         )
-        check_destinations([("--html", html)], dict(zip(labels, runs, strict=True)))
+        read = {
+            n: p
+            for label, run in zip(labels, runs, strict=True)
+            for n, p in run_files(label, run).items()
+        }
+        check_destinations([("--html", html)], read)
     base = _baseline(runs, baseline)
     records = [read_results(run) for run in runs]
     scorers = _shared_scorers(records, scorer_list, _run_names(runs))

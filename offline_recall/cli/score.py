@@ -19,6 +19,7 @@ from .options import (
     finite_scale,
     judge_model_options,
     model_and_engine,
+    model_files,
     parse_engine_options,
     parse_fail_under,
     parse_scorers,
@@ -167,7 +168,10 @@ def score(
     out, form = _output(out, fmt)
     if store_path is None and out is not None and runner.ray is None:
         store_path = default_store_path(out)
-    check_destinations(_destinations(out, store_path), {str(data): data})
+    read = {str(data): data} | model_files("--model", model)
+    check_destinations(
+        _destinations(out, store_path), read | model_files("--judge-model", judge_model)
+    )
     fields = parse_mapping(mapping)
     dataset = open_dataset(data, fields, context_sep, context_required=reads_context(scorers))
     if dataset.total == 0:
@@ -305,15 +309,17 @@ def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
 
 
 def _destinations(out: Path | None, store: Path | None) -> list[tuple[str, Path]]:
-    """Every file a run writes: the results, the manifest beside them, the store and its log."""
-    from ..stores.run_store import manifest_path
+    """Every file a run writes: the results, the manifest beside them, the store, its log and
+    its lock."""
+    from ..stores.run_store import manifest_path, store_files
 
     paths: list[tuple[str, Path]] = []
     if out is not None:
         paths += [("--out", out), ("the manifest beside --out", manifest_path(out))]
     if store is not None:
+        files = store_files(store)
         paths += [("--store", store)]
-        paths += [(f"the store's {s} file", Path(f"{store}{s}")) for s in ("-wal", "-shm")]
+        paths += [(f"the {what}", path) for what, path in files.items() if path != store]
     return paths
 
 

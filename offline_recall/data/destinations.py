@@ -2,6 +2,10 @@
 
 Every command that writes a file checks all its destinations here before any work starts, so
 a mistyped path fails in one line instead of replacing a device, a FIFO or the data it reads.
+The inputs include the files a command reads beside the ones it is given (a run's manifest and
+store, a model's manifest and the files of its folder), and the destinations include the files
+it writes beside the ones it is given (a manifest, a store's log files and its lock). A
+symbolic link is never a destination: nothing is written through one.
 """
 
 from __future__ import annotations
@@ -41,11 +45,16 @@ def _same(a: Path, b: Path) -> bool:
 
 def _refuse_unwritable(option: str, path: Path) -> None:
     try:
-        mode = os.stat(path).st_mode
+        mode = os.lstat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
         mode = None
     except OSError as e:
         raise ConfigurationError(f"{option} {path}: cannot be written ({e.strerror})") from e
+    if mode is not None and stat.S_ISLNK(mode):
+        raise ConfigurationError(
+            f"{option} {path} is a symbolic link, which is never written through; remove it "
+            "or give another path"
+        )
     if mode is not None and not stat.S_ISREG(mode):
         raise ConfigurationError(
             f"{option} {path} is {_kind(mode)}; give the path of a regular file to write"
@@ -64,9 +73,10 @@ def _refuse_unwritable(option: str, path: Path) -> None:
 def check_destinations(
     outputs: Sequence[tuple[str, Path]], inputs: Mapping[str, Path] | None = None
 ) -> None:
-    """Refuse, in one line, any output that is not a regular file or a new path, that is one
-    of the `inputs`, or that is another output. `outputs` pairs each path with what names it
-    (`--out`, `--store`, `the manifest beside --out`)."""
+    """Refuse, in one line, any output that is not a regular file or a new path (a symbolic
+    link among them), that is one of the `inputs`, or that is another output. `outputs` pairs
+    each path with what names it (`--out`, `--store`, `the manifest beside --out`); `inputs`
+    names each file read (`RESULTS`, `RESULTS's manifest`, `FOLDER's config.json`)."""
     given = dict(inputs or {})
     for i, (option, path) in enumerate(outputs):
         _refuse_unwritable(option, path)
@@ -78,6 +88,15 @@ def check_destinations(
         for other, earlier in outputs[:i]:
             if _same(path, earlier):
                 raise ConfigurationError(f"{option} {path} is also {other}; give each its own file")
+
+
+def folder_files(name: str, folder: Path) -> dict[str, Path]:
+    """Every file directly in `folder`, each named as an input (`FOLDER's config.json`)."""
+    try:
+        found = sorted(folder.iterdir())
+    except OSError:
+        return {}
+    return {f"{name}'s {p.name}": p for p in found if p.is_file()}
 
 
 @contextmanager

@@ -19,6 +19,7 @@ from typing import Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..data.destinations import written_whole
 from ..engines.manifests import bundled_manifest_dir
 from ..errors import ModelError
 from ..paths import cache_root
@@ -228,9 +229,10 @@ def _why(error: Exception) -> str:
 
 
 def save_profile(profile: JudgeProfile, path: Path) -> Path:
-    """Write `profile` to `path` (folders created) and return the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(profile.model_dump(mode="json"), indent=2) + "\n")
+    """Write `profile` to `path` (folders created) and return the path. It is written whole
+    in place of `path` (see `written_whole`): a link at `path` is replaced, never followed."""
+    with written_whole(path) as f:
+        f.write(json.dumps(profile.model_dump(mode="json"), indent=2) + "\n")
     return path
 
 

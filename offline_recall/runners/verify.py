@@ -18,7 +18,7 @@ from ..spec.manifest import RunManifest
 from ..spec.resolve import resolve_recorded
 from ..spec.run_spec import EngineSpec, RunSpec
 from ..stores.results import ItemRecord, as_json_line, read_results
-from ..stores.run_store import RunStore, default_store_path, manifest_path
+from ..stores.run_store import RunStore, default_store_path, manifest_path, read_manifest
 from ..stores.shard_folder import ShardFolder
 from ..stores.summary import windows
 from .local import RunProgress, score_rows
@@ -95,7 +95,7 @@ def recorded_run(run: Path) -> tuple[RunManifest, list[ItemRecord]]:
         manifest = folder.manifest()
         records = [r for index in sorted(folder.committed()) for r in folder.read(index)]
     elif run.name.endswith(".run.sqlite"):
-        with RunStore(run) as store:
+        with RunStore(run, read_only=True) as store:
             manifest = store.manifest()
             records = list(store.records())
     else:
@@ -103,9 +103,9 @@ def recorded_run(run: Path) -> tuple[RunManifest, list[ItemRecord]]:
         beside = manifest_path(run)
         manifest = None
         if beside.is_file():
-            manifest = RunManifest.model_validate_json(beside.read_text(encoding="utf-8"))
+            manifest = read_manifest(beside)
         elif default_store_path(run).is_file():
-            with RunStore(default_store_path(run)) as store:
+            with RunStore(default_store_path(run), read_only=True) as store:
                 manifest = store.manifest()
     if manifest is None:
         raise DatasetError(f"{run.name} has no run manifest; verify a run written by `score`")

@@ -7,14 +7,17 @@ process that holds the store; the first goes on untouched.
 The lock is `flock` on a file beside the store (`<store>.lock`), never on the SQLite file itself
 (closing another handle on a database file drops SQLite's own locks). The kernel releases it
 when its holder exits, however it exits, so a killed run never leaves a stale lock. The file
-holds the holder's process id and host, for the message, and is removed on release. Where
-there is no `flock` (Windows) no lock is taken.
+holds the holder's process id and host, for the message, and is removed on release. A
+symbolic link or anything but a regular file at the lock's path is refused, never opened
+through: the lock never truncates another file. Where there is no `flock` (Windows) no lock
+is taken.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import stat
 from pathlib import Path
 
 from ..errors import ConfigurationError
@@ -40,9 +43,8 @@ class StoreLock:
             import fcntl
         except ImportError:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -59,6 +61,31 @@ class StoreLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
         self._fd = fd
+
+    def _open(self) -> int:
+        """The lock file, created if absent; never through a symbolic link, never anything but
+        a regular file."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as e:
+            if os.path.islink(self.path):
+                raise ConfigurationError(
+                    f"the run store's lock {self.path} is a symbolic link; remove the link (a "
+                    "lock is never written through one) or give another --out"
+                ) from None
+            raise ConfigurationError(
+                f"cannot lock the run store {self.store}: {self.path}: {e.strerror or e}; "
+                "give --out (or --store) a path in a writable folder"
+            ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ConfigurationError(
+                f"the run store's lock {self.path} is not a regular file; remove it or give "
+                "another --out"
+            )
+        return fd
 
     def release(self) -> None:
         """Remove the lock file and drop the lock; releasing twice is harmless."""

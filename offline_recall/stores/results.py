@@ -9,7 +9,10 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -266,3 +269,21 @@ def iter_results(path: Path) -> Iterator[ItemRecord]:
                 f"{path.name} {where}: not a result record ({message}); "
                 "give a file written by `offline-recall score`"
             ) from e
+
+
+@contextmanager
+def readable_twice(path: Path) -> Iterator[Path]:
+    """`path` itself when it is a regular file; otherwise (a FIFO, a process substitution) its
+    bytes, read once, in a temporary file with the same extension, removed after the block:
+    a stream opened a second time would wait for a writer that is gone."""
+    if path.is_file():
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="offline-recall-") as folder:
+        copy = Path(folder) / f"results{path.suffix}"
+        try:
+            with path.open("rb") as source, copy.open("wb") as target:
+                shutil.copyfileobj(source, target)
+        except OSError as e:
+            raise DatasetError(f"cannot read {path}: {e.strerror or e}") from None
+        yield copy

@@ -8,7 +8,11 @@ most the window in flight, and no row is scored twice or written twice.
 
 The store uses write-ahead logging with `synchronous=FULL`: every committed window is on disk
 before the next one starts, so even a power loss (not only a killed process) keeps what was
-committed. One fsync per window costs little next to the model's work on the window.
+committed. One fsync per window costs little next to the model's work on the window. A store
+that cannot be written (a full disk) stops the run in one line, keeping what was committed.
+
+A store opened only to read (`verify`) is never locked or written, so a store on a read-only
+mount or in a received bundle is read as it is.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ..data.destinations import replaced_whole, written_whole
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, DatasetError
 from ..spec.manifest import RunIdentity, RunManifest
-from .lock import StoreLock
+from .lock import StoreLock, lock_path
 from .results import ItemRecord, OutputFormat, open_writer
 from .summary import Summary, Tally
 
@@ -49,6 +56,71 @@ def manifest_path(out: Path) -> Path:
     return out.with_name(out.name + ".manifest.json")
 
 
+def store_files(store: Path) -> dict[str, Path]:
+    """Every file a run store is kept in, by what it is: the database, its write-ahead log and
+    the log's index, and its lock."""
+    return {
+        "run store": store,
+        "run store's -wal file": Path(f"{store}-wal"),
+        "run store's -shm file": Path(f"{store}-shm"),
+        "run store's lock": lock_path(store),
+    }
+
+
+def run_files(name: str, results: Path) -> dict[str, Path]:
+    """The files of the run whose results are `results`, each named for messages as `name`'s:
+    the results, the manifest beside them and the files of the store beside them."""
+    files = {name: results, f"{name}'s manifest": manifest_path(results)}
+    store = store_files(default_store_path(results))
+    return files | {f"{name}'s {what}": path for what, path in store.items()}
+
+
+def read_manifest(path: Path) -> RunManifest:
+    """The run manifest in `path`; one that cannot be read is refused in one line."""
+    try:
+        return RunManifest.model_validate_json(path.read_bytes())
+    except OSError as e:
+        raise DatasetError(f"cannot read the run manifest {path}: {e.strerror or e}") from None
+    except ValidationError as e:
+        raise DatasetError(
+            f"{path} is not a run manifest offline-recall can read ({_first_error(e)}); "
+            "restore the one `score` wrote, or move it away"
+        ) from None
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A connection to the database at `path` that never writes it: read-only, else (a
+    read-only mount, where SQLite cannot make the log's index) read as immutable."""
+    uri = path.resolve().as_uri()
+    error: sqlite3.Error | None = None
+    for mode in ("mode=ro", "immutable=1"):
+        db = sqlite3.connect(f"{uri}?{mode}", uri=True, isolation_level=None)
+        try:
+            db.execute("SELECT name FROM sqlite_master").fetchall()
+            return db
+        except sqlite3.Error as e:
+            db.close()
+            error = e
+    assert error is not None
+    raise error
+
+
+def _refuse_links(store: Path) -> None:
+    """Refuse a store whose files are symbolic links: a run never writes through one."""
+    for what, path in store_files(store).items():
+        if path.is_symlink():
+            raise ConfigurationError(
+                f"the {what} {path} is a symbolic link; a run never writes through one: "
+                "give --out (or --store) a path of its own"
+            )
+
+
 def _refuse_foreign(path: Path) -> None:
     """Refuse a file at `path` that is not a run store: it is never opened for writing, nor
     removed by a restart."""
@@ -64,7 +136,7 @@ def _refuse_foreign(path: Path) -> None:
     ours = False
     if head == b"SQLite format 3\x00":
         try:
-            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            db = _reader(path)
             try:
                 tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master")}
                 ours = {"meta", "results"} <= tables
@@ -90,12 +162,22 @@ class RunStore:
 
     A store on disk is locked while it is open: a second run on it is refused at once, naming
     the process that holds it (see `StoreLock`). `restart` discards what it held, under the
-    lock."""
+    lock. A store opened `read_only` is neither locked nor written: a store on a read-only
+    mount, or one another run holds, is read as it is."""
 
-    def __init__(self, path: Path | None, restart: bool = False) -> None:
+    def __init__(self, path: Path | None, restart: bool = False, read_only: bool = False) -> None:
         self.path = path
-        self._lock = None if path is None else StoreLock(path)
+        self._lock = None if path is None or read_only else StoreLock(path)
+        if read_only and path is not None:
+            _refuse_foreign(path)
+            self.created = False
+            try:
+                self._db = _reader(path)
+            except sqlite3.Error as e:
+                raise ConfigurationError(f"cannot read the run store {path}: {e}") from None
+            return
         if self._lock is not None and path is not None:
+            _refuse_links(path)
             self._lock.acquire()
             try:
                 _refuse_foreign(path)
@@ -119,6 +201,19 @@ class RunStore:
             if isinstance(e, sqlite3.Error):
                 raise ConfigurationError(f"cannot open the run store {path}: {e}") from e
             raise
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write to the store; a failed one (a full disk, a read-only store) is said in one
+        line: the rows committed before it are kept."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            where = ":memory:" if self.path is None else str(self.path)
+            raise ConfigurationError(
+                f"cannot write the run store {where} ({e}); free space or make it writable, "
+                "then run the same command again: it keeps the rows committed"
+            ) from None
 
     def close(self) -> None:
         """Close the database and release its lock; closing twice is harmless."""
@@ -144,11 +239,12 @@ class RunStore:
         return None if row is None else str(row[0])
 
     def _set_meta(self, key: str, value: str) -> None:
-        self._db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        with self._writing():
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
 
     def claim(self, identity: RunIdentity) -> None:
         """Bind the store to `identity`; a store holding another run is refused, naming the
@@ -182,7 +278,15 @@ class RunStore:
 
     def manifest(self) -> RunManifest | None:
         stored = self._meta("manifest")
-        return None if stored is None else RunManifest.model_validate_json(stored)
+        if stored is None:
+            return None
+        try:
+            return RunManifest.model_validate_json(stored)
+        except ValidationError as e:
+            raise DatasetError(
+                f"the manifest in the run store {self.path} cannot be read ({_first_error(e)}); "
+                "it was not written by this offline-recall"
+            ) from None
 
     def done(self) -> set[int]:
         """The lines whose results are stored for good: a row some scorer failed on for a
@@ -198,21 +302,25 @@ class RunStore:
         """Commit `records` in one transaction: all of them are stored, or none. A record
         replaces the one stored for its line (a row retried after a transient failure)."""
         rows = [(r.line, r.model_dump_json()) for r in records]
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO results (line, record) VALUES (?, ?)", rows
-            )
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        with self._writing():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO results (line, record) VALUES (?, ?)", rows
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:  # a full disk may have ended it already
+                    self._db.execute("ROLLBACK")
+                raise
 
     def replace(self, record: ItemRecord) -> None:
         """Overwrite one stored record."""
-        self._db.execute(
-            "UPDATE results SET record = ? WHERE line = ?", (record.model_dump_json(), record.line)
-        )
+        with self._writing():
+            self._db.execute(
+                "UPDATE results SET record = ? WHERE line = ?",
+                (record.model_dump_json(), record.line),
+            )
 
     def records(self) -> Iterator[ItemRecord]:
         """Every stored record in line order."""

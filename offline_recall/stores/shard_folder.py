@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import ConfigurationError
 from ..spec.manifest import RunIdentity, RunManifest
 from .results import ItemRecord, OutputFormat
-from .run_store import write_manifest, write_records
+from .run_store import read_manifest, write_manifest, write_records
 from .summary import Summary, Tally
 
 SCHEMA_VERSION = "1"
@@ -100,7 +100,7 @@ class ShardFolder:
         where = self.path / _MANIFEST
         if not where.is_file():
             return None
-        return RunManifest.model_validate_json(where.read_text(encoding="utf-8"))
+        return read_manifest(where)
 
     def committed(self) -> set[int]:
         """The indexes of the shards whose files are complete."""
