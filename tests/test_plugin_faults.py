@@ -83,6 +83,10 @@ class FaultyScorer(QuestionCoverageScorer):
     id = "faulty-scorer"
     name = "Faulty Scorer"
 
+    def question(self):
+        fault("question", "the sky, as it is built")
+        return super().question()
+
     def prepare(self, run):
         fault("prepare", str(run.input))
         return super().prepare(run)
@@ -288,6 +292,27 @@ def test_the_users_ctrl_c_stops_the_command_while_a_plugin_hangs(
     assert process.returncode == 130, shown  # as a shell's interrupted command
     assert b"interrupted" in shown
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("fault", "why"),
+    [
+        ("question:exit", "question() exited (SystemExit: 3)"),
+        ("question:interrupt", "question() raised KeyboardInterrupt"),
+        ("question:raise", "RuntimeError: the plugin broke"),
+    ],
+)
+def test_a_scorer_that_exits_as_it_is_built_is_one_line(
+    site: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fault: str, why: str
+) -> None:
+    monkeypatch.setenv("FAULT", fault)
+    data, out = rows(tmp_path / "data.jsonl"), tmp_path / "r.jsonl"
+    command = ["score", str(data), "--scorer", FAULTY, "--backend", "fake", "--out", str(out)]
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        f"Error: the scorer {FAULTY} cannot be built: {why}"
+    )
 
 
 # A plugin that breaks as it is imported ----------------------------------------------------

@@ -105,7 +105,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         """Told how each batch's stages go when `run_many` is given no progress of its own."""
         self._batch_progress: Progress | None = None
         if self.asks_model():  # a scorer that asks no model has no judge, and no question
-            self.judge = self.make_judge()
+            self.judge = self._made_judge()
         # Identical pairs are sent to the judge once.
         self._verdicts: Memo[Pair[Any], Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
 
@@ -273,6 +273,18 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
             **fields,
         )
         return made  # type: ignore[return-value]
+
+    def _made_judge(self) -> Judge[Any]:
+        """`make_judge()`, the scorer's own (its `question()`): what it raises, an exit among
+        them, is one line naming the scorer."""
+        try:
+            with Guard(None) as guard:
+                return guard.stage("question()", self.make_judge)
+        except OfflineRecallError:
+            raise
+        except Exception as e:
+            said = str(e) if isinstance(e, StepFailed) else f"{type(e).__name__}: {e}"
+            raise ConfigurationError(f"the scorer {self.id} cannot be built: {said}") from e
 
     def _checked(self, result: R) -> R:
         """`result` when it is one: of the scorer's result type, its score (but an error's) a
