@@ -7,6 +7,7 @@ import click
 from ..engines.probed import ProbedServers
 from ..printable import printable
 from ..stores.claim_cache import ClaimCache
+from ..urls import shown_url
 from . import COMMANDS
 
 
@@ -34,7 +35,7 @@ def cache_info() -> None:
     for entry in probed:
         server = entry.identity
         click.echo(
-            f"  {printable(server.base_url, 200)} {server.endpoint} "
+            f"  {printable(shown_url(server.base_url), 200)} {printable(server.endpoint)} "
             f"{printable(server.served_model, 80)}: {entry.dialect}"
         )
 

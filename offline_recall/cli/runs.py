@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 
 from ..data.destinations import check_destinations, written_whole
+from ..engines.server import refused_credentials
+from ..printable import printable
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
 from ..runners.verify import Contact, verify_run
@@ -16,6 +18,7 @@ from ..scorers import RECALL, SCORERS
 from ..spec.manifest import RunManifest
 from ..stores.results import ItemRecord, read_results
 from ..stores.run_store import manifest_path, read_manifest, run_files
+from ..urls import credentials_in
 from . import COMMANDS
 from .options import parse_scorers
 from .progress import RunBar
@@ -366,9 +369,13 @@ def verify(
         judge_base_url=judge_base_url,
         judge_api_key_env=judge_api_key_env,
     )
-    for url in (base_url, judge_base_url):
+    for flag, url in (("--base-url", base_url), ("--judge-base-url", judge_base_url)):
+        if url is not None and (found := credentials_in(url)):
+            raise click.ClickException(f"{flag} {refused_credentials(found)}")
         if url is not None:
-            click.echo(f"verify: contacting only {url} (given on the command line)", err=True)
+            click.echo(
+                f"verify: contacting only {printable(url)} (given on the command line)", err=True
+            )
     with RunBar(Console(stderr=True), what="rows re-scored") as bar:
         report = verify_run(run, sample, seed, bar, contact)
     for change in report.environment:

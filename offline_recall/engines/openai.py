@@ -24,13 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigurationError
 from ..printable import printable
+from ..urls import credentials_in
 from .base import Done, Failed, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .dialects import DIALECTS, Dialect, Fields
 from .manifests import ModelManifest
 from .probed import ProbedServers, ServerIdentity
 from .served import Check, ServedModel, inspect_served
-from .server import MAX_ANSWER_MIB, Server
+from .server import MAX_ANSWER_MIB, Server, refused_credentials
 from .weights import model_dir
 
 PROBE_JSON = '{"probe":"ok"}'
@@ -89,6 +90,8 @@ class OpenAIOptions(BaseModel):
     def _http(cls, url: str) -> str:
         if not url.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://, e.g. http://127.0.0.1:8000/v1")
+        if found := credentials_in(url):
+            raise ValueError(refused_credentials(found))
         return url.rstrip("/")
 
     def server(self) -> Server:

@@ -20,6 +20,7 @@ from .._version import __version__
 from ..data.destinations import written_whole
 from ..errors import ConfigurationError
 from ..paths import cache_root
+from ..urls import shown_url
 from .dialects import DIALECTS, Dialect, dialects_digest
 from .manifests import ModelManifest
 from .served import ServedModel
@@ -50,7 +51,7 @@ class ServerIdentity(BaseModel):
         cls, base_url: str, endpoint: str, served: ServedModel, manifest: ModelManifest
     ) -> ServerIdentity:
         return cls(
-            base_url=base_url,
+            base_url=shown_url(base_url),
             endpoint=endpoint,
             served_model=served.id,
             owned_by=served.owned_by,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ConfigurationError, OfflineRecallError
 from ..printable import printable
+from ..urls import credentials_in
 from .base import Done, Failed
 
 if TYPE_CHECKING:
@@ -49,6 +50,15 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coroutine)
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+def refused_credentials(found: Sequence[str]) -> str:
+    """Why an address holding credentials (`found`, in words) is refused, and what to do."""
+    return (
+        f"holds {' and '.join(found)}, which would be recorded with the run and printed; "
+        "give the server's key in an environment variable named with --api-key-env "
+        "(-o api_key_env=VAR) instead"
+    )
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -86,7 +96,10 @@ class Server:
         concurrency: int = 64,
         max_answer_mib: float = MAX_ANSWER_MIB,
     ) -> Server:
-        """The server, with its API key read from the environment variable `api_key_env`."""
+        """The server, with its API key read from the environment variable `api_key_env`; an
+        address holding a credential is refused (see `urls`)."""
+        if found := credentials_in(base_url):
+            raise ConfigurationError(f"the server's address {refused_credentials(found)}")
         key = None
         if api_key_env is not None:
             key = os.environ.get(api_key_env)

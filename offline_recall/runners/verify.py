@@ -12,6 +12,7 @@ from ..data.dataset import open_dataset
 from ..engines import engine_kind
 from ..engines.weights import sha256_file
 from ..errors import ConfigurationError, DatasetError
+from ..printable import printable
 from ..scorers import reads_context
 from ..spec.differences import installed_versions
 from ..spec.manifest import RunManifest
@@ -21,6 +22,7 @@ from ..stores.results import ItemRecord, as_json_line, read_results
 from ..stores.run_store import RunStore, default_store_path, manifest_path, read_manifest
 from ..stores.shard_folder import ShardFolder
 from ..stores.summary import windows
+from ..urls import shown_url
 from .local import RunProgress, score_rows
 from .scoring import Scoring
 
@@ -66,7 +68,8 @@ def _contacting(engine: EngineSpec, url: str | None, key: str | None, flag: str)
         return engine
     if url is None:
         raise ConfigurationError(
-            f"the run was scored through a model server it records as {options['base_url']}; "
+            "the run was scored through a model server it records as "
+            f"{printable(shown_url(str(options['base_url'])))}; "
             f"verify contacts only a server named on its command line: pass {flag} URL "
             "(and the API key's variable, if it needs one)"
         )
