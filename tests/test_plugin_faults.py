@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +43,7 @@ import math
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -266,6 +268,19 @@ def test_the_users_ctrl_c_inside_a_step_stops_the_run(
         _scored(monkeypatch, f"aggregate:{what}")
     assert time.monotonic() - started < 10
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_keyboard_interrupt_outside_the_main_thread_is_the_codes_own(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No signal reaches a thread but the main one: a KeyboardInterrupt there is the code's."""
+    found: list[list[ScoreResult]] = []
+    thread = threading.Thread(
+        target=lambda: found.append(_scored(monkeypatch, "aggregate:interrupt"))
+    )
+    thread.start()
+    thread.join(60)
+    _failed_with(found[0], "aggregate() raised KeyboardInterrupt")
 
 
 def test_the_users_ctrl_c_stops_the_command_while_a_plugin_hangs(
