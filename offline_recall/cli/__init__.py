@@ -13,6 +13,7 @@ import click
 from .._version import __version__
 from ..errors import OfflineRecallError
 from ..imported import imported
+from ..printable import printable
 
 
 class LazyCommand(NamedTuple):
@@ -86,7 +87,10 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except OfflineRecallError as e:
-            raise click.ClickException(str(e)) from e
+            raise click.ClickException(printable(str(e), lines=True)) from e
+        except click.ClickException as e:  # its text may quote a file's: escaped all the same
+            e.message = printable(e.message, lines=True)
+            raise
 
 
 @click.group(cls=_Commands)

@@ -14,6 +14,7 @@ from ..errors import DatasetError
 from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
 from ..judging.profile import save_profile, user_profile_path
+from ..printable import printable
 from ..runners.calibration import Calibration
 from ..runners.calibration import calibrate as fit
 from ..runners.scoring import Scoring
@@ -158,7 +159,7 @@ def calibrate(
         check_destinations([("--out", out)], {"DATA": data} | model_files("--model", model))
     pairs, errors = read_labelled(data, scorer_kind(scorer_id).labelled_statement)
     for error in errors:
-        console.print(Text(f"skipped {error.message}", style="yellow"), soft_wrap=True)
+        console.print(Text(printable(f"skipped {error.message}"), style="yellow"), soft_wrap=True)
     if not pairs:
         raise DatasetError(f"{data.name}: no usable labelled rows")
     run = resolve_run(

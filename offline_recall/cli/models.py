@@ -16,6 +16,7 @@ from ..engines.manifests import DEFAULT_MODEL, ModelManifest, bundled_manifests,
 from ..engines.pinning import PairOrder, pin_folder
 from ..engines.weights import WeightsState, cached_dir, install_weights, model_dir, weights_state
 from ..errors import OfflineRecallError
+from ..printable import printable
 from . import COMMANDS
 
 
@@ -38,22 +39,29 @@ def list_models(manifests: tuple[Path, ...]) -> None:
         try:
             manifest = load_manifest(path)
         except OfflineRecallError as e:
-            table.add_row(path.stem, "?", "", "invalid")
+            table.add_row(*_cells(path.stem, "?", "", "invalid"))
             notes.append((path.stem, [f"invalid manifest: {e}"]))
             continue
         state = weights_state(manifest)
         table.add_row(
-            manifest.fingerprint,
-            manifest.family or "unknown",
-            str(manifest.context_window),
-            state.value,
+            *_cells(
+                manifest.fingerprint,
+                manifest.family or "unknown",
+                str(manifest.context_window),
+                state.value,
+            )
         )
         notes.append((manifest.name, model_notes(manifest, state)))
     console.print(table)
-    for name, lines in notes:
-        console.print(Text(name, style="bold"))
+    for name, lines in notes:  # a manifest's text is shown escaped, never read as markup
+        console.print(Text(printable(name), style="bold"))
         for line in lines:
-            console.print(Padding(Text(line), (0, 0, 0, 2), expand=False))
+            console.print(Padding(Text(printable(line)), (0, 0, 0, 2), expand=False))
+
+
+def _cells(*texts: str) -> list[Text]:
+    """A table row's cells: a manifest's text escaped, and never read as markup."""
+    return [Text(printable(text)) for text in texts]
 
 
 def model_notes(manifest: ModelManifest, state: WeightsState) -> list[str]:

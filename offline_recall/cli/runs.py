@@ -54,14 +54,15 @@ def _shared_scorers(
     shared = [sid for sid in held[0] if all(sid in other for other in held[1:])]
     if chosen is None:
         for sid in dict.fromkeys(s for h in held for s in h if s not in shared):
-            only = " and ".join(n for n, h in zip(names, held, strict=True) if sid in h)
-            click.echo(f"compare: {sid} is left out: only {only} scored it", err=True)
+            only = " and ".join(printable(n) for n, h in zip(names, held, strict=True) if sid in h)
+            click.echo(f"compare: {printable(sid)} is left out: only {only} scored it", err=True)
     if chosen is not None:
         wanted = parse_scorers(chosen)
         missing = [sid for sid in wanted if sid not in shared]
         if missing:
             raise click.ClickException(
-                f"not in {every}: {', '.join(missing)} (shared: {', '.join(shared) or 'none'})"
+                f"not in {every}: {', '.join(missing)} "
+                f"(shared: {printable(', '.join(shared)) or 'none'})"
             )
         return wanted
     if not shared:
@@ -157,13 +158,13 @@ def _gate(
             if (r := regression(c, margin)) is not None:
                 found.append(r)
     for r in found:
-        click.echo(f"regression: {r.line()}")
+        click.echo(f"regression: {printable(r.line())}")
     if found:
         raise SystemExit(1)
     measures = ", ".join(kind.measure if (kind := SCORERS.get(s)) else s for s in scorers)
     click.echo(
-        f"no regression: no run's {measures} is below {names[base]}'s by more than "
-        f"{margin:g} with the interval of the difference excluding 0"
+        f"no regression: no run's {printable(measures)} is below {printable(names[base])}'s "
+        f"by more than {margin:g} with the interval of the difference excluding 0"
     )
 
 
@@ -379,15 +380,15 @@ def verify(
     with RunBar(Console(stderr=True), what="rows re-scored") as bar:
         report = verify_run(run, sample, seed, bar, contact)
     for change in report.environment:
-        click.echo(f"warning: engine package changed since the run: {change}", err=True)
+        click.echo(f"warning: engine package changed since the run: {printable(change)}", err=True)
     differ = len(report.differences)
     click.echo(
-        f"{run.name}: {report.checked} row{'' if report.checked == 1 else 's'} re-scored, "
-        f"{report.identical} identical, {differ} differ"
+        f"{printable(run.name)}: {report.checked} row{'' if report.checked == 1 else 's'} "
+        f"re-scored, {report.identical} identical, {differ} differ"
     )
     for d in report.differences[:show]:
-        click.echo(f"line {d.line}: {', '.join(d.fields)} differ")
-        click.echo(f"  recorded: {d.recorded}")
-        click.echo(f"  now:      {d.now}")
+        click.echo(f"line {d.line}: {printable(', '.join(d.fields))} differ")
+        click.echo(f"  recorded: {printable(d.recorded)}")
+        click.echo(f"  now:      {printable(d.now)}")
     if differ:
         raise click.ClickException(f"{differ} of {report.checked} rows differ from the run")

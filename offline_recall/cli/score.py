@@ -5,13 +5,14 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from ..printable import printable
 from ..scorers import RECALL, SCORERS, reads_context, scorer_kind
 from . import COMMANDS
 from .options import (
@@ -192,7 +193,8 @@ def score(
     from .summary import profile_line
 
     console = Console(stderr=True)
-    console.print(Text(f"reading {data.name}: {dataset.detection.describe()}"), soft_wrap=True)
+    reading = f"reading {data.name}: {dataset.detection.describe()}"
+    console.print(Text(printable(reading)), soft_wrap=True)
     run = resolve_run(
         model,
         engine=backend,
@@ -205,7 +207,7 @@ def score(
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
     for scorer in judged:
-        console.print(Text(profile_line(scorer)), soft_wrap=True)
+        console.print(Text(printable(profile_line(scorer))), soft_wrap=True)
     if not no_judge_note and any(
         is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
     ):
@@ -230,13 +232,23 @@ def score(
             first = LOADING if judged else "scoring: the scorers ask no model"
             local = LocalRunner(store, RunBar(console, dataset.total, first=first), cache)
             outcome = run_dataset(
-                run, dataset, given, local, out, keep_records=form == "table", say=console.print
+                run, dataset, given, local, out, keep_records=form == "table", say=_say(console)
             )
     finally:
         if cache is not None:
             cache.close()
 
     _report(console, started, form, outcome, spec, out, gates, max_failed, dataset.where)
+
+
+def _say(console: Console) -> Callable[[str], None]:
+    """Prints what a run says (resuming, where it scores) escaped, never read as markup."""
+    from rich.text import Text
+
+    def say(line: str) -> None:
+        console.print(Text(printable(line)), soft_wrap=True)
+
+    return say
 
 
 def resume_command(argv: Sequence[str]) -> str:
@@ -297,7 +309,7 @@ def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
     found = survey(dataset, list(needed))
     if not found.scorable:
         lines = [f"{name}: none of its {found.read} rows can be scored:"]
-        lines += [f"  {row.message}" for row in found.refused]
+        lines += [f"  {printable(row.message)}" for row in found.refused]
         if found.read > len(found.refused):
             lines.append(f"  and {found.read - len(found.refused)} more")
         raise click.ClickException("\n".join(lines))
@@ -362,7 +374,7 @@ def _report(
     for line in failed_lines(outcome.failed, most, where, position):
         Console().print(Text(line), soft_wrap=True)
     if out is not None:
-        console.print(f"results: {out}")
+        console.print(Text(printable(f"results: {out}")), soft_wrap=True)
     failure = every_row_failed(summaries) or gate_failure(summaries, gates, max_failed)
     if failure is not None:
         raise click.ClickException(failure)

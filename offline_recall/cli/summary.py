@@ -42,7 +42,7 @@ def profile_line(scorer: ScorerSpec) -> str:
 def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
     kind = scorer_kind(scorer_id)
     setup = spec.scorer(scorer_id).setup
-    table = Table(title=kind.name, show_header=False)
+    table = Table(title=Text(printable(kind.name)), show_header=False)
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", no_wrap=True)  # a fingerprint is read whole, never cut
     counts = summary.by_status
@@ -180,8 +180,8 @@ def failed_lines(
             if len(reasons) == 1
             else "; ".join(f"{scorer_kind(sid).measure}: {e}" for sid, e in errors.items())
         )
-        named = "" if record.id is None else f" (id {record.id})"
-        lines.append(f"failed: {position} {record.line}{named}: {reason}")
+        named = "" if record.id is None else f" (id {printable(str(record.id))})"
+        lines.append(f"failed: {position} {record.line}{named}: {printable(reason)}")
     if failed_most > len(failed):
         lines.append(f"the other failed rows are in {where} (status error)")
     elif failed:

@@ -1,7 +1,9 @@
-"""A comparison of two runs as plain text for the terminal."""
+"""A comparison of two runs as plain text for the terminal. Text from the runs (ids, claims,
+chunks, file, model and scorer names) is printed escaped (see `printable`)."""
 
 from __future__ import annotations
 
+from ..printable import printable
 from ..scorers import SCORERS
 from .comparison import Comparison, Flip, Pair
 
@@ -17,8 +19,8 @@ def signed(value: float) -> str:
 
 
 def item_label(pair: Pair) -> str:
-    label = f"line {pair.line_a}" if pair.line_a == pair.line_b else pair.key
-    return f"{label} ({pair.id})" if pair.id is not None else label
+    label = f"line {pair.line_a}" if pair.line_a == pair.line_b else printable(pair.key)
+    return f"{label} ({printable(str(pair.id))})" if pair.id is not None else label
 
 
 def _number(value: float | None) -> str:
@@ -41,14 +43,15 @@ def summary_lines(c: Comparison) -> list[str]:
     lines: list[str] = []
     if c.mismatch:
         lines.append(
-            f"WARNING: the runs differ ({'; '.join(c.mismatch)}); "
+            f"WARNING: the runs differ ({printable('; '.join(c.mismatch))}); "
             "compared anyway (--allow-mismatch)"
         )
-    lines.append(f"{c.scorer_name}: B against A")
+    lines.append(f"{printable(c.scorer_name)}: B against A")
     for label, side in (("A", c.a), ("B", c.b)):
         lines.append(
-            f"{label}  {side.name}: {side.items} items, model {', '.join(side.models) or '-'}, "
-            f"prompt {', '.join(side.prompts) or '-'}"
+            f"{label}  {printable(side.name)}: {side.items} items, "
+            f"model {printable(', '.join(side.models)) or '-'}, "
+            f"prompt {printable(', '.join(side.prompts)) or '-'}"
         )
     unpaired = f", {c.only_a} only in A, {c.only_b} only in B" if c.only_a or c.only_b else ""
     not_scored = f", {c.not_scored_text}" if c.not_scored else ""
@@ -76,22 +79,23 @@ def summary_lines(c: Comparison) -> list[str]:
 
 def _quoted(text: str) -> str:
     flat = " ".join(text.split())
-    return repr(flat if len(flat) <= QUOTED else flat[: QUOTED - 1] + "…")
+    return printable(repr(flat if len(flat) <= QUOTED else flat[: QUOTED - 1] + "…"))
 
 
 def _flipped(flip: Flip) -> str:
     """What flipped: a claim, as written; a chunk, with its text (each run's, when the runs
     hold different texts at that place)."""
     if not flip.of_chunk:
-        return repr(flip.claim)
+        return printable(repr(flip.claim))
     a, b = flip.chunk_a, flip.chunk_b
+    where = printable(flip.claim)
     if a is None and b is None:
-        return flip.claim
+        return where
     if a == b or b is None:
-        return f"{flip.claim} {_quoted(a or '')}"
+        return f"{where} {_quoted(a or '')}"
     if a is None:
-        return f"{flip.claim} {_quoted(b)}"
-    return f"{flip.claim}: A {_quoted(a)}, B {_quoted(b)}"
+        return f"{where} {_quoted(b)}"
+    return f"{where}: A {_quoted(a)}, B {_quoted(b)}"
 
 
 def flip_lines(c: Comparison, show: int) -> list[str]:

@@ -1,7 +1,9 @@
-"""A ranking of several runs as plain text for the terminal."""
+"""A ranking of several runs as plain text for the terminal. Text from the runs (ids, file,
+model and scorer names) is printed escaped (see `printable`)."""
 
 from __future__ import annotations
 
+from ..printable import printable
 from .comparison_text import signed
 from .ranking import Disagreement, RankedRun, Ranking
 from .stats import Interval
@@ -16,7 +18,12 @@ def _interval(interval: Interval | None, sign: bool) -> str:
 
 
 def _row(run: RankedRun) -> list[str]:
-    cells = [str(run.rank), run.name, f"{run.mean:.4f}", _interval(run.interval, sign=False)]
+    cells = [
+        str(run.rank),
+        printable(run.name),
+        f"{run.mean:.4f}",
+        _interval(run.interval, sign=False),
+    ]
     v = run.versus
     if v is None:
         return [*cells, "best", "", "", "", "", ""]
@@ -61,20 +68,21 @@ def summary_lines(r: Ranking) -> list[str]:
     lines: list[str] = []
     if r.mismatch:
         lines.append(
-            f"WARNING: the runs differ ({'; '.join(r.mismatch)}); "
+            f"WARNING: the runs differ ({printable('; '.join(r.mismatch))}); "
             "compared anyway (--allow-mismatch)"
         )
-    lines.append(f"{r.scorer_name}: {len(r.runs)} runs ranked, best first")
+    lines.append(f"{printable(r.scorer_name)}: {len(r.runs)} runs ranked, best first")
     sides = {(run.models, run.prompts) for run in r.runs}
     if len(sides) == 1:
         models, prompts = sides.pop()
         lines.append(
-            f"every run: model {', '.join(models) or '-'}, prompt {', '.join(prompts) or '-'}"
+            f"every run: model {printable(', '.join(models)) or '-'}, "
+            f"prompt {printable(', '.join(prompts)) or '-'}"
         )
     else:
         lines += [
-            f"{run.name}: model {', '.join(run.models) or '-'}, "
-            f"prompt {', '.join(run.prompts) or '-'}"
+            f"{printable(run.name)}: model {printable(', '.join(run.models)) or '-'}, "
+            f"prompt {printable(', '.join(run.prompts)) or '-'}"
             for run in r.runs
         ]
     left_out = [
@@ -91,7 +99,7 @@ def summary_lines(r: Ranking) -> list[str]:
 
 def _runs_at(r: Ranking, d: Disagreement, score: float) -> str:
     """The runs that give item `d` `score`: up to three by name, then how many more."""
-    names = [run.name for run, s in zip(r.runs, d.scores, strict=True) if s == score]
+    names = [printable(run.name) for run, s in zip(r.runs, d.scores, strict=True) if s == score]
     more = f" and {len(names) - 3} more" if len(names) > 3 else ""
     return f"({', '.join(names[:3])}{more})"
 
@@ -108,8 +116,8 @@ def disagreement_lines(r: Ranking, show: int) -> list[str]:
     for d in found[:show]:
         high, low = max(d.scores), min(d.scores)
         lines.append(
-            f"  {d.label}  spread {d.spread:.2f}: highest {high:.2f} {_runs_at(r, d, high)}, "
-            f"lowest {low:.2f} {_runs_at(r, d, low)}"
+            f"  {printable(d.label)}  spread {d.spread:.2f}: "
+            f"highest {high:.2f} {_runs_at(r, d, high)}, lowest {low:.2f} {_runs_at(r, d, low)}"
         )
     if len(found) > show:
         lines.append(f"  ... and {len(found) - show} more items (all of them with --html FILE)")
