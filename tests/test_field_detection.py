@@ -60,3 +60,29 @@ def test_each_map_is_named_and_a_column_may_hold_an_equals_sign(tmp_path: Path) 
     ) in result.output
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["results"]["context-recall-scorer"]["score"] == 1.0
+
+
+def test_a_map_that_takes_the_context_column_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"input": "Where?", **MASTRA}) + "\n")
+    args = ["score", str(data), "--backend", "fake", "--no-cache", "--map", "input=context"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 1
+    assert (
+        "no column is left for the context: --map input=context reads context as a question; "
+        "name the context's column with --map context=COLUMN"
+    ) in result.output
+    assert "no  field" not in result.output
+
+
+def test_a_map_that_takes_a_field_a_scorer_reads_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"input": "Where?", "output": "Paris.", **MASTRA}) + "\n")
+    maps = ["--map", "ground_truth=output", "--map", "id=input"]
+    args = ["score", str(data), "--backend", "fake", "--no-cache", *maps]
+    result = CliRunner().invoke(
+        main, [*args, "--scorer", "context-relevance-scorer", "--out", str(tmp_path / "o.jsonl")]
+    )
+    assert result.exit_code == 1
+    assert "no column is left for a question" in result.output
+    assert "--map id=input reads input as an id" in result.output

@@ -280,6 +280,12 @@ def require_context(detection: Detection, columns: list[str], name: str) -> None
     whose scorers read the context)."""
     if columns and detection.found["context"] is None:
         wanted = " or ".join(detection.fields.context)
+        if not wanted:
+            raise DatasetError(
+                f"{name}: no column is left for the context: {detection.taken('context')}; "
+                f"name the context's column with --map context=COLUMN "
+                f"(fields: {', '.join(columns)})"
+            )
         raise DatasetError(
             f"{name}: no {wanted} field for the context ({detection.convention} names); "
             f"name it with --map context=COLUMN (fields: {', '.join(columns)})"

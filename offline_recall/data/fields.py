@@ -140,14 +140,33 @@ class Detection(BaseModel):
 
     def missing(self, field: str, name: str, needed_by: str) -> str:
         """Why scorers that read `field` (`needed_by`) cannot score file `name`: no row has
-        it. One line naming the keys it is read from, the fields the records have and the
-        option that names its column."""
-        keys = " or ".join(getattr(self.fields, field))
+        it. One line naming the keys it is read from (or the --map that took them), the
+        fields the records have and the option that names its column."""
+        keys = getattr(self.fields, field)
         fields = ", ".join(self.columns) or "none"
+        if not keys:
+            return (
+                f"{name}: no column is left for {FIELD_WORDS[field]}, which {needed_by} needs: "
+                f"{self.taken(field)}; name its column with --map {field}=COLUMN "
+                f"(fields: {fields})"
+            )
         return (
-            f"{name}: no row has {FIELD_WORDS[field]} ({keys}, {self.convention} names), which "
-            f"{needed_by} needs; name its column with --map {field}=COLUMN (fields: {fields})"
+            f"{name}: no row has {FIELD_WORDS[field]} ({' or '.join(keys)}, {self.convention} "
+            f"names), which {needed_by} needs; name its column with --map {field}=COLUMN "
+            f"(fields: {fields})"
         )
+
+    def taken(self, field: str) -> str:
+        """Which --map options read the names of `field` as other fields, in words
+        (`--map input=context reads context as the input`)."""
+        convention = next((c for c in CONVENTIONS if c.name == self.convention), CONVENTIONS[0])
+        own = set(names_of(field)) | set(getattr(convention.fields, field))
+        said = [
+            f"--map {other}={column} reads {column} as {FIELD_WORDS[other]}"
+            for other, column in self.mapped.items()
+            if other != field and column in own
+        ]
+        return " and ".join(said) or f"--map leaves no name for {FIELD_WORDS[field]}"
 
 
 def parse_mapping(items: Sequence[str]) -> dict[str, str]:
