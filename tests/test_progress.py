@@ -160,3 +160,30 @@ def test_a_ray_run_in_a_pipe_prints_rows_as_shards_commit(monkeypatch: pytest.Mo
     ]
     assert "rows/s" in lines[-1]
     assert "left" in lines[1]  # 12 of 20 rows: the other 8 take about as long again
+
+
+def test_a_resumed_run_counts_the_rows_it_holds_from_its_first_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    out = tmp_path / "r.jsonl"
+    command = ["score", str(EXAMPLE), "--backend", "fake", "--out", str(out), "--no-cache"]
+    first = CliRunner().invoke(main, command)
+    assert first.exit_code == 0, first.output
+    with sqlite3.connect(f"{out}.run.sqlite") as db:
+        db.execute("DELETE FROM results WHERE line > 9")
+    resumed = CliRunner().invoke(main, command)
+    assert resumed.exit_code == 0, resumed.output
+    lines = [line for line in resumed.output.splitlines() if line.startswith("rows scored")]
+    assert lines[0].startswith("rows scored 9/12, loading the model"), lines
+    assert "rows scored 0/12" not in resumed.output
+    assert lines[-1].startswith("rows scored 12/12")
+
+
+def test_a_bar_told_the_rows_done_shows_them_first() -> None:
+    console, out = piped()
+    with RunBar(console, 40, done=25):
+        pass
+    assert out.getvalue().splitlines()[0].startswith("rows scored 25/40, loading the model")

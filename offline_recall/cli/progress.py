@@ -79,7 +79,8 @@ class RunBar:
     A live bar on a terminal; elsewhere a plain line at the start, then one every `every`
     seconds (also while one long step gives no news, so a log never looks stalled), and a
     last line at the end. `first` is the step shown before any window: the model loading,
-    unless the run asks none.
+    unless the run asks none. `done` is the rows a resumed run holds already: its first line
+    counts them.
     """
 
     def __init__(
@@ -91,6 +92,7 @@ class RunBar:
         every: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         first: str = LOADING,
+        done: int = 0,
     ) -> None:
         self._console = console
         self._what = what
@@ -100,7 +102,7 @@ class RunBar:
         self._started = clock()
         self._printed: float | None = None
         self._total = total
-        self._done = 0
+        self._done = done
         self._first = 1
         self._window = 0
         self._stage = first
@@ -118,7 +120,7 @@ class RunBar:
             TimeElapsedColumn(),
             console=console,
         )
-        self._rows: TaskID = self._progress.add_task(what, total=total)
+        self._rows: TaskID = self._progress.add_task(what, total=total, completed=done)
         self._step: TaskID = self._progress.add_task(f"  {first}", total=None)
 
     def __enter__(self) -> RunBar:

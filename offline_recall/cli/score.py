@@ -230,7 +230,8 @@ def score(
             RunStore(store_path, restart=restart) as store,
         ):
             first = LOADING if judged else "scoring: the scorers ask no model"
-            local = LocalRunner(store, RunBar(console, dataset.total, first=first), cache)
+            bar = RunBar(console, dataset.total, first=first, done=len(store.done()))
+            local = LocalRunner(store, bar, cache)
             outcome = run_dataset(
                 run, dataset, given, local, out, keep_records=form == "table", say=_say(console)
             )
