@@ -88,9 +88,11 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except OfflineRecallError as e:
             raise click.ClickException(printable(str(e), lines=True)) from e
-        except click.ClickException as e:  # its text may quote a file's: escaped all the same
-            e.message = printable(e.message, lines=True)
-            raise
+        except click.ClickException as e:
+            if type(e) is not click.ClickException:  # a usage error quotes the command line
+                raise
+            # A command's own one-line errors may quote a file's text: escaped all the same.
+            raise click.ClickException(printable(e.message, lines=True)) from e
 
 
 @click.group(cls=_Commands)
