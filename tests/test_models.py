@@ -48,7 +48,11 @@ def test_the_embedded_manifest_pins_the_gguf() -> None:
     assert manifest.files[0].sha256.startswith("b179c952")
     assert manifest.decoding.greedy is True
     assert re.fullmatch(r"smollm2-135m-instruct@[0-9a-f]{16}", manifest.fingerprint)
-    assert [p.stem for p in bundled_manifests()] == ["smollm2-135m-instruct"]
+    assert [p.stem for p in bundled_manifests()] == [
+        "qwen2.5-coder-0.5b-instruct",
+        "qwen2.5-coder-1.5b-instruct",
+        "smollm2-135m-instruct",
+    ]
 
 
 def test_the_embedded_weights_are_installed_and_verified() -> None:
@@ -56,7 +60,11 @@ def test_the_embedded_weights_are_installed_and_verified() -> None:
 
 
 def test_unknown_model_lists_the_known_ones() -> None:
-    with pytest.raises(ModelError, match="known: smollm2-135m-instruct"):
+    with pytest.raises(
+        ModelError,
+        match=r"known: qwen2\.5-coder-0\.5b-instruct, qwen2\.5-coder-1\.5b-instruct, "
+        r"smollm2-135m-instruct",
+    ):
         load_manifest("gpt-17")
 
 

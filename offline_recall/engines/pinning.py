@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from ..errors import ModelError
 from .chat import folded, render_chat
-from .weights import sha256_file
+from .wheel_parts import sha256_file
 
 # Files that decide what the model computes: weights, architecture, tokenizer, template.
 _PINNED = (

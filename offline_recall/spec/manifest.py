@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from ..engines.manifests import PinnedFile
-from ..engines.weights import sha256_file
+from ..engines.wheel_parts import sha256_file
 from ..frozen import Frozen
 from ..scorers import scorer_kind
 from .differences import describe_differences
