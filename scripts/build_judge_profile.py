@@ -1,7 +1,8 @@
 """Build the judge profile shipped with a bundled model, and print how each rule compares.
 
     python scripts/build_judge_profile.py [--model NAME] [--backend vllm] [--data FILE ...]
-                                          [--limit N] [--sets all,lexical,model] [--threshold T]
+                                          [--limit N] [--sets all,lexical,model] [--korean SET]
+                                          [--threshold T] [--signals-out FILE]
 
 Calibrates one profile per signal set on every labelled (claim, context) pair, as
 `offline-recall calibrate --signals SET` does: the model's P(yes) on the pair's best evidence
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import time
 from pathlib import Path
 
@@ -54,6 +56,18 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument(
+        "--korean",
+        choices=list(SIGNAL_SETS),
+        default=None,
+        help="give claims written in Hangul a rule of their own over this signal set",
+    )
+    parser.add_argument(
+        "--signals-out",
+        type=Path,
+        default=None,
+        help="also write each judged pair's signals here (JSON Lines: group, label, signals)",
+    )
+    parser.add_argument(
         "--threshold",
         type=float,
         default=None,
@@ -83,6 +97,8 @@ def main() -> None:
         described.append(f"{path.name}: {len({p.group for p in kept})} claims, {len(kept)} pairs")
     claims = len({p.group for p in pairs})
     trained_on = f"{'; '.join(described)} (dev); grouped 5-fold CV; seed {SEED}"
+    if args.korean:
+        trained_on += f"; claims in Hangul decided by a rule of their own over {args.korean}"
     print(f"{len(pairs)} pairs ({claims} claims) on {args.backend}, {spec.model_fingerprint}")
 
     print("| signals | CV AUROC | CV balanced accuracy | threshold | pairs (failed) |")
@@ -99,9 +115,22 @@ def main() -> None:
             seed=SEED,
             trained_on=trained_on,
             compare=False,
+            korean=args.korean,
         )
     finally:
         scoring.close()
+    if args.signals_out:
+        first = next(iter(found.values()))
+        with args.signals_out.open("w", encoding="utf-8") as f:
+            for pair, values in first.judged:
+                row = {
+                    "group": pair.group,
+                    "claim": pair.claim,
+                    "context": pair.context,
+                    "label": pair.label,
+                    "signals": values,
+                }
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
     for name, fitted in found.items():
         checked = fitted.profile.cross_validated
         assert checked is not None

@@ -34,7 +34,7 @@ def test_the_commands_the_note_gives_are_commands_the_cli_takes() -> None:
     """Each command in backticks parses against the real CLI: its subcommand and options exist
     (`--help` at the end stops it before it opens the files it names)."""
     commands = re.findall(r"`offline-recall ([^`]+)`", NOTE)
-    assert [c.split()[0] for c in commands] == ["models", "calibrate"]
+    assert [c.split()[0] for c in commands] == ["models", "score"]
     for command in commands:
         result = CliRunner().invoke(main, [*shlex.split(command), "--help"])
         assert result.exit_code == 0, (command, result.output)

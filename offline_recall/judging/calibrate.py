@@ -9,9 +9,10 @@ threshold that maximises balanced accuracy over the out-of-fold probabilities.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import DatasetError
+from .korean import has_hangul
 from .labelled import LabelledPair
 from .profile import MIN_SCALE, MODEL_SIGNAL, RECALL, CrossValidated, JudgeProfile
 from .signals import LEXICAL_SIGNALS, word_overlap
@@ -83,6 +84,37 @@ def _predict(
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0))), dtype=np.float64)
 
 
+class _Rule(NamedTuple):
+    """The rows one rule decides, and its design: fitted signals' values, ruled ones' offset."""
+
+    rows: NDArray[np.intp]
+    fitted: list[str]
+    ruled: list[str]
+    x: Matrix
+    offset: Matrix
+
+
+def _rule(
+    rows: NDArray[np.intp], values: Sequence[dict[str, float]], signals: Sequence[str]
+) -> _Rule:
+    import numpy as np
+
+    ruled = [s for s in signals if s in RULE_WEIGHTS]
+    fitted = [s for s in signals if s not in RULE_WEIGHTS]
+    if not fitted:
+        raise DatasetError(f"no signal to fit: {', '.join(ruled)} are set by rule")
+    chosen = [values[i] for i in rows]
+    offset = np.array([sum(RULE_WEIGHTS[s] * v[s] for s in ruled) for v in chosen])
+    x = np.array([[v[s] for s in fitted] for v in chosen], dtype=np.float64).reshape(
+        len(chosen), len(fitted)
+    )
+    if MODEL_SIGNAL in fitted:
+        col = fitted.index(MODEL_SIGNAL)
+        p = np.clip(x[:, col], 1e-6, 1 - 1e-6)
+        x[:, col] = np.log(p / (1 - p))
+    return _Rule(rows, fitted, ruled, x, offset)
+
+
 def fit_profile(
     pairs: Sequence[LabelledPair],
     values: Sequence[dict[str, float]],
@@ -95,8 +127,13 @@ def fit_profile(
     folds: int = 5,
     seed: int = 0,
     trained_on: str = "",
+    korean_signals: Sequence[str] | None = None,
 ) -> JudgeProfile:
-    """A profile fitted on `pairs`, whose signal `values` the judge computed, cross-validated."""
+    """A profile fitted on `pairs`, whose signal `values` the judge computed, cross-validated.
+
+    With `korean_signals`, claims written in Hangul get a rule of their own over those
+    signals (the profile's `korean`), fitted on them alone; the threshold and the
+    cross-validated numbers are over every claim."""
     import numpy as np
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
     from sklearn.model_selection import GroupKFold
@@ -112,26 +149,35 @@ def fit_profile(
     if folds < 2:
         raise DatasetError("calibration needs at least two claims of each label")
 
-    ruled = [s for s in signals if s in RULE_WEIGHTS]
-    fitted = [s for s in signals if s not in RULE_WEIGHTS]
-    if not fitted:
-        raise DatasetError(f"no signal to fit: {', '.join(ruled)} are set by rule")
-    offset = np.array([sum(RULE_WEIGHTS[s] * v[s] for s in ruled) for v in values])
-    x = np.array([[v[s] for s in fitted] for v in values], dtype=np.float64)
-    if MODEL_SIGNAL in fitted:
-        col = fitted.index(MODEL_SIGNAL)
-        p = np.clip(x[:, col], 1e-6, 1 - 1e-6)
-        x[:, col] = np.log(p / (1 - p))
+    korean = np.array(
+        [korean_signals is not None and has_hangul(str(p.claim)) for p in pairs], dtype=bool
+    )
+    rules = [_rule(np.flatnonzero(~korean), values, signals)]
+    if korean_signals is not None:
+        if korean.all() or not korean.any():
+            raise DatasetError("a Korean rule needs claims in Korean and claims in other languages")
+        rules.append(_rule(np.flatnonzero(korean), values, korean_signals))
+
+    def predicted(train: NDArray[np.bool_]) -> Matrix:
+        """Every row's probability under the rules fitted on the `train` rows."""
+        found = np.zeros(len(pairs))
+        for rule in rules:
+            inside = train[rule.rows]
+            if len(set(y_pair[rule.rows][inside].tolist())) < 2:
+                raise DatasetError("each rule needs claims of both labels in every fold")
+            mean, scale, model = _fit(rule.x[inside], y_pair[rule.rows][inside], seed)
+            found[rule.rows] = _predict(rule.x, mean, scale, model, rule.offset)
+        return found
 
     out_of_fold = np.zeros(len(pairs))
     fold_decisions: dict[str, bool] = {}
     fold_aurocs: list[float] = []
-    for train, test in GroupKFold(n_splits=folds).split(x, y_pair, groups):
-        mean, scale, model = _fit(x[train], y_pair[train], seed)
-        out_of_fold[test] = _predict(x[test], mean, scale, model, offset[test])
-        train_names, train_best = _group_max(
-            _predict(x[train], mean, scale, model, offset[train]), [groups[i] for i in train]
-        )
+    for train, test in GroupKFold(n_splits=folds).split(y_pair, y_pair, groups):
+        in_train = np.zeros(len(pairs), dtype=bool)
+        in_train[train] = True
+        fold = predicted(in_train)
+        out_of_fold[test] = fold[test]
+        train_names, train_best = _group_max(fold[train], [groups[i] for i in train])
         cut = best_threshold([claim_label[g] for g in train_names], train_best)
         test_names, test_best = _group_max(out_of_fold[test], [groups[i] for i in test])
         fold_decisions.update(zip(test_names, (test_best >= cut).tolist(), strict=True))
@@ -157,22 +203,37 @@ def fit_profile(
         claims=len(names),
     )
 
-    mean, scale, model = _fit(x, y_pair, seed)
-    return JudgeProfile(
-        scorer=scorer,
-        model_fingerprint=fingerprint,
-        prompt_version=prompt_version,
-        signals=(*fitted, *ruled),
-        means=(*(float(m) for m in mean), *(0.0 for _ in ruled)),
-        scales=(*(float(s) for s in scale), *(1.0 for _ in ruled)),
-        weights=(*(float(w) for w in model.coef_[0]), *(RULE_WEIGHTS[s] for s in ruled)),
-        bias=float(model.intercept_[0]),
-        threshold=best_threshold(y_claim, claim_scores),
-        evidence_sentences=evidence_sentences,
-        trained_on=trained_on,
-        rows=len(pairs),
-        seed=seed,
-        cross_validated=checked,
+    threshold = best_threshold(y_claim, claim_scores)
+    fitted_rules = []
+    for rule in rules:
+        mean, scale, model = _fit(rule.x, y_pair[rule.rows], seed)
+        fitted_rules.append(
+            JudgeProfile(
+                scorer=scorer,
+                model_fingerprint=fingerprint,
+                prompt_version=prompt_version,
+                signals=(*rule.fitted, *rule.ruled),
+                means=(*(float(m) for m in mean), *(0.0 for _ in rule.ruled)),
+                scales=(*(float(s) for s in scale), *(1.0 for _ in rule.ruled)),
+                weights=(
+                    *(float(w) for w in model.coef_[0]),
+                    *(RULE_WEIGHTS[s] for s in rule.ruled),
+                ),
+                bias=float(model.intercept_[0]),
+                threshold=threshold,
+                evidence_sentences=evidence_sentences,
+                rows=len(rule.rows),
+                seed=seed,
+            )
+        )
+    every, *korean_rule = fitted_rules
+    return every.model_copy(
+        update={
+            "trained_on": trained_on,
+            "rows": len(pairs),
+            "cross_validated": checked,
+            "korean": korean_rule[0] if korean_rule else None,
+        }
     )
 
 

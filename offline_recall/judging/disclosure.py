@@ -14,9 +14,10 @@ from .profile import PROFILE_SUFFIX, JudgeProfile, ProfileOrigin, _bundled_profi
 
 NOTE = (
     "Verdicts come from a lexical rule (shared words, names, numbers, negation), meant for "
-    "demos and CI smoke runs: it does not read meaning. For real evaluations pin a model and "
-    "calibrate it: `offline-recall models pin FOLDER --name NAME` then `offline-recall "
-    "calibrate --model NAME.toml --data labelled.jsonl`."
+    "demos and CI smoke runs: it does not read meaning. For verdicts that read meaning, install "
+    "the pinned Qwen2.5 judge once and score with it: `offline-recall models install "
+    "qwen2.5-coder-1.5b-instruct` then `offline-recall score DATA --model "
+    "qwen2.5-coder-1.5b-instruct`."
 )
 """One line on what the embedded configuration's judge is and how to replace it."""
 

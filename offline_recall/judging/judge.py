@@ -17,7 +17,7 @@ from typing import Generic, NamedTuple, TypeVar
 from ..engines import Engine, Failed, Prompt
 from ..engines.base import Done
 from .profile import MODEL_SIGNAL, JudgeProfile
-from .signals import LEXICAL_SIGNALS, evidence, lexical_signals
+from .signals import evidence, lexical_signals
 
 S = TypeVar("S", bound=Hashable)
 
@@ -115,7 +115,7 @@ class Judge(Generic[S]):
             pairs,
             evidence_sentences=profile.evidence_sentences,
             with_model=profile.uses_model,
-            with_lexical=any(s in LEXICAL_SIGNALS for s in profile.signals),
+            with_lexical=profile.uses_lexical,
             done=done,
         )
         if done is not None and not profile.uses_model:
@@ -123,6 +123,9 @@ class Judge(Generic[S]):
         return [
             v
             if isinstance(v, Failed)
-            else Assessment(round(profile.probability(v), DECIMALS), v.get(MODEL_SIGNAL))
-            for v in values
+            else Assessment(
+                round(profile.rule_for(str(statement)).probability(v), DECIMALS),
+                v.get(MODEL_SIGNAL),
+            )
+            for (_, statement), v in zip(pairs, values, strict=True)
         ]

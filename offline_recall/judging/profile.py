@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -23,6 +23,7 @@ from ..data.destinations import written_whole
 from ..engines.manifests import bundled_manifest_dir
 from ..errors import ModelError
 from ..paths import cache_root
+from .korean import has_hangul
 from .signals import LEXICAL_SIGNALS
 
 RECALL = "context-recall-scorer"
@@ -98,6 +99,12 @@ class JudgeProfile(BaseModel):
     rows: int = Field(default=0, ge=0)
     seed: int = 0
     cross_validated: CrossValidated | None = None
+    korean: JudgeProfile | None = Field(
+        default=None,
+        description="The rule for a claim written in Hangul, where a model reads Korean "
+        "meaning that word statistics miss; None: one rule for every claim. The profile's "
+        "threshold decides both.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> JudgeProfile:
@@ -107,27 +114,68 @@ class JudgeProfile(BaseModel):
         n = len(self.signals)
         if not n or not len(self.means) == len(self.scales) == len(self.weights) == n:
             raise ValueError("signals, means, scales and weights must have one entry per signal")
+        if self.korean is not None:
+            korean = self.korean
+            same = (self.scorer, self.model_fingerprint, self.prompt_version)
+            if (
+                korean.korean is not None
+                or (
+                    korean.scorer,
+                    korean.model_fingerprint,
+                    korean.prompt_version,
+                )
+                != same
+            ):
+                raise ValueError("the Korean rule is a rule of the same scorer, model, prompts")
+            if korean.evidence_sentences != self.evidence_sentences:
+                raise ValueError("the Korean rule asks the model with the same evidence_sentences")
+        return self
+
+    @property
+    def rules(self) -> tuple[JudgeProfile, ...]:
+        """The rule for every claim, then the Korean rule if there is one."""
+        return (self,) if self.korean is None else (self, self.korean)
+
+    def rule_for(self, claim: str) -> JudgeProfile:
+        """The rule that decides `claim`: the Korean one for a claim written in Hangul."""
+        if self.korean is not None and has_hangul(claim):
+            return self.korean
         return self
 
     @property
     def uses_model(self) -> bool:
         """Whether the rule needs the model's P(yes) at all."""
-        return MODEL_SIGNAL in self.signals
+        return any(MODEL_SIGNAL in rule.signals for rule in self.rules)
+
+    @property
+    def uses_lexical(self) -> bool:
+        """Whether the rule needs any lexical signal."""
+        return any(s in LEXICAL_SIGNALS for rule in self.rules for s in rule.signals)
 
     @property
     def digest(self) -> str:
         """Identifies the rule, so a run's manifest can say which one decided."""
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
+        return hashlib.sha256(self.model_dump_json(exclude=self._unset()).encode()).hexdigest()[:16]
+
+    def _unset(self) -> dict[str, Any]:
+        """Fields left out of the profile's text: no Korean rule is no field (in the Korean
+        rule too), so a profile without one reads and hashes as before there could be one."""
+        return {"korean": True} if self.korean is None else {"korean": {"korean": True}}
 
     @property
     def is_plain(self) -> bool:
         """Whether the rule is the model's P(yes) itself, compared with the threshold."""
-        return self.signals == (MODEL_SIGNAL,) and (
-            self.means,
-            self.scales,
-            self.weights,
-            self.bias,
-        ) == ((0.0,), (1.0,), (1.0,), 0.0)
+        return (
+            self.korean is None
+            and self.signals == (MODEL_SIGNAL,)
+            and (
+                self.means,
+                self.scales,
+                self.weights,
+                self.bias,
+            )
+            == ((0.0,), (1.0,), (1.0,), 0.0)
+        )
 
     def probability(self, values: Mapping[str, float]) -> float:
         """P(supported) from the signal values (the "model" value is the model's P(yes))."""
@@ -232,7 +280,8 @@ def save_profile(profile: JudgeProfile, path: Path) -> Path:
     """Write `profile` to `path` (folders created) and return the path. It is written whole
     in place of `path` (see `written_whole`): a link at `path` is replaced, never followed."""
     with written_whole(path) as f:
-        f.write(json.dumps(profile.model_dump(mode="json"), indent=2) + "\n")
+        text = profile.model_dump(mode="json", exclude=profile._unset())
+        f.write(json.dumps(text, indent=2) + "\n")
     return path
 
 

@@ -30,6 +30,8 @@ class Calibration(NamedTuple):
     """The profile runs of this model use now, and where it came from."""
     replaced_auroc: float | None
     """That profile's AUROC on these rows (claims by their best chunk)."""
+    judged: tuple[tuple[LabelledPair, dict[str, float]], ...] = ()
+    """Each pair judged (a context cut into chunks is one pair a chunk) with its signals."""
 
 
 class Judged(Protocol):
@@ -90,10 +92,12 @@ def calibrate_sets(
     seed: int = 0,
     trained_on: str = "",
     compare: bool = True,
+    korean: str | None = None,
 ) -> dict[str, Calibration]:
     """`calibrate` for several signal sets on one judging of the pairs: the model is asked
-    once per pair, whichever sets use its answer."""
-    if unknown := [name for name in sets if name not in SIGNAL_SETS]:
+    once per pair, whichever sets use its answer. With `korean` (a signal set), claims written
+    in Hangul get a rule of their own over that set in every profile."""
+    if unknown := [name for name in (*sets, korean) if name and name not in SIGNAL_SETS]:
         raise ConfigurationError(
             f"unknown signal set {unknown[0]!r}; known: {', '.join(SIGNAL_SETS)}"
         )
@@ -119,9 +123,9 @@ def calibrate_sets(
         scorer.judge.question,
         [(p.context, p.claim) for p in chunked],
         evidence_sentences=evidence,
-        with_model=any(MODEL_SIGNAL in SIGNAL_SETS[name] for name in sets),
+        with_model=any(MODEL_SIGNAL in SIGNAL_SETS[name] for name in (*sets, korean) if name),
     )
-    kept = [(p, v) for p, v in zip(chunked, values, strict=True) if not isinstance(v, Failed)]
+    kept = tuple((p, v) for p, v in zip(chunked, values, strict=True) if not isinstance(v, Failed))
     if not kept:
         raise DatasetError("no labelled pair could be judged")
     setup = spec.scorer(scorer_id).setup
@@ -139,15 +143,18 @@ def calibrate_sets(
         chosen = SIGNAL_SETS[name]
         profile = fit_profile(
             [p for p, _ in kept],
-            [v for _, v in kept if not isinstance(v, Failed)],
+            [v for _, v in kept],
             fingerprint=spec.model_fingerprint,
             prompt_version=setup.prompt_version,
             scorer=scorer_id,
             signals=chosen,
-            evidence_sentences=evidence if MODEL_SIGNAL in chosen else None,
+            evidence_sentences=evidence
+            if MODEL_SIGNAL in (*chosen, *SIGNAL_SETS.get(korean or "", ()))
+            else None,
             folds=folds,
             seed=seed,
             trained_on=trained_on,
+            korean_signals=SIGNAL_SETS[korean] if korean else None,
         )
         fitted[name] = Calibration(
             profile=profile,
@@ -156,6 +163,7 @@ def calibrate_sets(
             failed=len(chunked) - len(kept),
             replaced=current,
             replaced_auroc=replaced_auroc,
+            judged=kept,
         )
     return fitted
 
