@@ -5,7 +5,8 @@ end-to-end recall?
                                  [--backend vllm|transformers|fake] [--json FILE]
                                  [--columns overlap,sentence_overlap,p_yes,one_call,given,shipped]
 
-Data: the labelled sets in `../shared/data/` (see its README), or any folder with the same
+Data: the labelled sets in `../shared/data/` (see its README; KLUE-NLI is the Korean
+attribution section), or any folder with the same
 files. `--limit N` keeps N rows per file (N claims for the oracle-chunk file), chosen by a
 seeded hash. One table, rows = metrics, columns = variants, all on the same rows:
 
@@ -236,6 +237,13 @@ def all_sections(d: Path, n: int | None, seed: int, variants: list[Variant]) -> 
             attribution(
                 "attribution: WiCE, oracle chunks (max over a claim's chunks)",
                 data.attribution(d / data.WICE_CHUNKS, n, seed),
+                variants,
+            )
+        ),
+        _logged(
+            attribution(
+                "attribution: KLUE-NLI, Korean (entailment vs the rest)",
+                data.attribution(d / data.KLUE, n, seed),
                 variants,
             )
         ),
