@@ -161,6 +161,18 @@ def _tiny_data(root: Path) -> None:
             for i, ((_, _, c), e) in enumerate(zip(labels, ["all", "some", "none"], strict=True))
         ],
     )
+    _write(
+        root / data.KLUE,
+        [
+            {"id": f"k{i}", "claim": c, "context": ctx, "label": y, "label_raw": raw}
+            for i, (c, ctx, y, raw) in enumerate(
+                [
+                    ("탑은 파리에 있다.", "에펠탑은 파리에 있다.", 1, "entailment"),
+                    ("탑은 로마에 있다.", "에펠탑은 파리에 있다.", 0, "contradiction"),
+                ]
+            )
+        ],
+    )
     _write(root / data.ROSE_ACUS, [{"id": "r", "text": f"{paris} {rome}", "claims": [paris]}])
     _write(
         root / data.ROSE_E2E,
@@ -237,16 +249,18 @@ def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     # the fake engine's P(yes) as for the overlap baseline.
     assert wice["mean score (partially_supported)"] == dict.fromkeys(judged, 0.0)
     # The scorer's claims are the text's two sentences; one matches the one human fact.
-    extraction = sections[2].rows
+    assert "KLUE" in sections[2].title
+    assert set(sections[2].rows["claims scored (failed)"].values()) == {"2 (0)"}
+    extraction = sections[3].rows
     assert extraction["precision"]["shipped"] == 0.5
     assert extraction["recall"]["shipped"] == 1.0
     assert extraction["F1"][p_yes] == "same as shipped"
     assert extraction["F1"]["sentence overlap"] == "same as word overlap"
     assert "human facts, shipped judge" not in extraction["F1"]
-    assert sections[5].rows["mean recall (other passage)"]["word overlap"] == 0.0
-    gold = sections[5].rows["mean recall (gold sentences)"]
+    assert sections[6].rows["mean recall (other passage)"]["word overlap"] == 0.0
+    gold = sections[6].rows["mean recall (gold sentences)"]
     assert gold["shipped"] == gold["sentence overlap"] == 1.0
     # Human facts exist for RoSE only; elsewhere those columns score nothing.
-    rose = sections[3].rows
+    rose = sections[4].rows
     assert rose["items scored (failed)"]["human facts, shipped judge"] != "0 (0)"
-    assert sections[4].rows["items scored (failed)"]["human facts, expected"] == "0 (3)"
+    assert sections[5].rows["items scored (failed)"]["human facts, expected"] == "0 (3)"
