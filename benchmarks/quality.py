@@ -4,6 +4,7 @@ end-to-end recall?
     python benchmarks/quality.py [--model NAME|PATH] [--data DIR] [--limit N]
                                  [--backend vllm|transformers|fake] [--json FILE]
                                  [--columns overlap,sentence_overlap,p_yes,one_call,given,shipped]
+                                 [--sections wice_article,wice_chunks,klue,extraction,rose,...]
 
 Data: the labelled sets in `../shared/data/` (see its README; KLUE-NLI is the Korean
 attribution section), or any folder with the same
@@ -33,6 +34,10 @@ A context longer than the model's window is cut into pieces and the max over pie
 as the scorer does. Failed rows (an extraction that failed, a pair the engine failed on, an
 unparseable or too long JSON call) are counted per variant and left out of that variant's
 metrics. `--backend fake` checks the plumbing only: its answers are word overlap.
+
+Sections, in order (`--sections` runs a subset): WiCE whole article, WiCE oracle chunks,
+KLUE-NLI, the behaviour cases of `tests/test_judge_cases.py` (right / total per kind, each
+column at its threshold), RoSE claim extraction, RoSE end to end, WiCE end to end, ClapNQ.
 """
 
 from __future__ import annotations
@@ -201,6 +206,28 @@ def clapnq(rows: data.ClapRows, variants: list[Variant]) -> Section:
     return section
 
 
+def behaviour(variants: list[Variant]) -> Section:
+    """The judge's behaviour cases (`tests/test_judge_cases.py`): right / total per kind, each
+    pair decided at the variant's threshold."""
+    from tests.test_judge_cases import CASES
+
+    section = Section("behaviour cases (tests/test_judge_cases.py), right / total per kind")
+    for v in variants:
+        if v.pairs is None:
+            continue
+        scores = timed(section, v.name, v.pairs, [(c.context, c.claim) for c in CASES])
+        right: dict[str, list[bool]] = {}
+        for case, s in zip(CASES, scores, strict=True):
+            right.setdefault(case.kind, []).append(
+                s is not None and (s >= v.threshold) == case.supported
+            )
+        metrics: dict[str, Value] = {k: f"{sum(m)}/{len(m)}" for k, m in right.items()}
+        metrics["all kinds"] = f"{sum(sum(m) for m in right.values())}/{len(CASES)}"
+        metrics["cases scored (failed)"] = counts(scores)
+        section.put(v.name, metrics)
+    return section
+
+
 # Output ----------------------------------------------------------------------------------
 
 
@@ -223,49 +250,57 @@ def table(sections: list[Section], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
-def all_sections(d: Path, n: int | None, seed: int, variants: list[Variant]) -> list[Section]:
-    """Every section on the data folder `d`, `n` rows per file (all if None)."""
-    return [
-        _logged(
-            attribution(
-                "attribution: WiCE, whole article",
-                data.attribution(d / data.WICE_ARTICLE, n, seed),
-                variants,
-            )
+SECTIONS = (
+    "wice_article",
+    "wice_chunks",
+    "klue",
+    "behaviour",
+    "extraction",
+    "rose",
+    "wice_e2e",
+    "clapnq",
+)
+"""--sections names, in the order the table shows them."""
+
+
+def all_sections(
+    d: Path, n: int | None, seed: int, variants: list[Variant], only: Sequence[str] = SECTIONS
+) -> list[Section]:
+    """The sections named in `only` (every one by default) on the data folder `d`, `n` rows
+    per file (all if None)."""
+    build: dict[str, Callable[[], Section]] = {
+        "wice_article": lambda: attribution(
+            "attribution: WiCE, whole article",
+            data.attribution(d / data.WICE_ARTICLE, n, seed),
+            variants,
         ),
-        _logged(
-            attribution(
-                "attribution: WiCE, oracle chunks (max over a claim's chunks)",
-                data.attribution(d / data.WICE_CHUNKS, n, seed),
-                variants,
-            )
+        "wice_chunks": lambda: attribution(
+            "attribution: WiCE, oracle chunks (max over a claim's chunks)",
+            data.attribution(d / data.WICE_CHUNKS, n, seed),
+            variants,
         ),
-        _logged(
-            attribution(
-                "attribution: KLUE-NLI, Korean (entailment vs the rest)",
-                data.attribution(d / data.KLUE, n, seed),
-                variants,
-            )
+        "klue": lambda: attribution(
+            "attribution: KLUE-NLI, Korean (entailment vs the rest)",
+            data.attribution(d / data.KLUE, n, seed),
+            variants,
         ),
-        _logged(extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants)),
-        _logged(
-            e2e(
-                "end to end: RoSE, recall vs human_recall",
-                data.rose_e2e(d / data.ROSE_E2E, n, seed),
-                variants,
-                "rose",
-            )
+        "behaviour": lambda: behaviour(variants),
+        "extraction": lambda: extraction(data.decomposition(d / data.ROSE_ACUS, n, seed), variants),
+        "rose": lambda: e2e(
+            "end to end: RoSE, recall vs human_recall",
+            data.rose_e2e(d / data.ROSE_E2E, n, seed),
+            variants,
+            "rose",
         ),
-        _logged(
-            e2e(
-                "end to end: WiCE, claim vs article",
-                data.wice_e2e(d / data.WICE_E2E, n, seed),
-                variants,
-                "wice",
-            )
+        "wice_e2e": lambda: e2e(
+            "end to end: WiCE, claim vs article",
+            data.wice_e2e(d / data.WICE_E2E, n, seed),
+            variants,
+            "wice",
         ),
-        _logged(clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants)),
-    ]
+        "clapnq": lambda: clapnq(data.clapnq(d / data.CLAPNQ_E2E, n, seed), variants),
+    }
+    return [_logged(build[name]()) for name in SECTIONS if name in only]
 
 
 def _logged(section: Section) -> Section:
@@ -328,6 +363,11 @@ def main() -> None:
         help=f"comma-separated subset of {','.join(COLUMNS)} (the model columns are slow; "
         "given: the shipped judge on human facts and on sentences)",
     )
+    parser.add_argument(
+        "--sections",
+        default=",".join(SECTIONS),
+        help=f"comma-separated subset of {','.join(SECTIONS)} [default: every one]",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
@@ -336,6 +376,9 @@ def main() -> None:
     unknown = wanted - set(COLUMNS)
     if unknown:
         parser.error(f"unknown columns {sorted(unknown)}; known: {', '.join(COLUMNS)}")
+    only = [name.strip() for name in args.sections.split(",")]
+    if unknown_sections := set(only) - set(SECTIONS):
+        parser.error(f"unknown sections {sorted(unknown_sections)}; known: {', '.join(SECTIONS)}")
     tune_rows = data.attribution(args.tune / data.WICE_ARTICLE, None, args.seed)
     overlap_t = tune_threshold(
         [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
@@ -358,7 +401,7 @@ def main() -> None:
             *given_claims_variants(spec, scoring.engine, _facts(args.data)),
         ]
         variants = [v for v in every if _column(v.name) in wanted]
-        sections = all_sections(args.data, n, seed, variants)
+        sections = all_sections(args.data, n, seed, variants, only)
     finally:
         scoring.close()
 
@@ -391,6 +434,7 @@ def main() -> None:
             "data": str(args.data),
             "limit": n,
             "seed": seed,
+            "sections_run": only,
             "thresholds": thresholds,
             "matcher": {"kind": "greedy one-to-one, content-word F1", "threshold": MATCH_THRESHOLD},
             "sections": [

@@ -2,6 +2,7 @@
 
     python scripts/build_judge_profile.py [--model NAME] [--backend vllm] [--data FILE ...]
                                           [--limit N] [--sets all,lexical,model] [--korean SET]
+                                          [--prompt-version V] [--unrelated]
                                           [--threshold T] [--signals-out FILE]
 
 Calibrates one profile per signal set on every labelled (claim, context) pair, as
@@ -11,7 +12,9 @@ sentences (for the sets that use the model) and the lexical signals, fitted with
 with the best cross-validated AUROC is written to models/NAME.PROMPT.judge.json, with its
 training data and seed recorded in it. Data: WiCE dev oracle chunks (`../shared/data`) unless
 `--data` names files (repeat it to mix sets, e.g. WiCE and KLUE); `--limit N` keeps N claims of
-each file. The model is asked once per pair, whichever sets use its answer.
+each file. The model is asked once per pair, whichever sets use its answer. `--unrelated` adds,
+for each claim, a pair of it against another claim's context, as an unsupported claim of its
+own: the miss a set whose negatives are all partly supported (WiCE's) never shows.
 `--sets lexical` fits the lexical rule alone: no model call, seconds instead of minutes.
 """
 
@@ -24,7 +27,7 @@ import time
 from pathlib import Path
 
 from offline_recall import DEFAULT_MODEL, ENGINES
-from offline_recall.judging.calibrate import SIGNAL_SETS
+from offline_recall.judging.calibrate import SIGNAL_SETS, fit_profile
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.profile import save_profile
 from offline_recall.runners.calibration import calibrate_sets
@@ -36,6 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wice" / "attribution_claim_oraclechunk_dev.jsonl"
 EVIDENCE_SENTENCES = 3
 SEED = 0
+FOLDS = 5
+UNRELATED = "unrelated:"
+"""The group prefix of a claim paired with another claim's context (`--unrelated`)."""
 
 
 def main() -> None:
@@ -56,10 +62,21 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument(
+        "--prompt-version",
+        default=None,
+        help="context recall's prompt set to judge with [default: the model's]",
+    )
+    parser.add_argument(
         "--korean",
         choices=list(SIGNAL_SETS),
         default=None,
         help="give claims written in Hangul a rule of their own over this signal set",
+    )
+    parser.add_argument(
+        "--unrelated",
+        action="store_true",
+        help="also judge each claim against another claim's context of its file (seeded), as "
+        "a claim of its own labelled unsupported",
     )
     parser.add_argument(
         "--signals-out",
@@ -84,7 +101,8 @@ def main() -> None:
     if unknown := [name for name in sets if name not in SIGNAL_SETS]:
         parser.error(f"unknown signal sets {unknown}; known: {', '.join(SIGNAL_SETS)}")
 
-    resolved = resolve_run(args.model, engine=args.backend)
+    versions = {RECALL: args.prompt_version} if args.prompt_version else None
+    resolved = resolve_run(args.model, engine=args.backend, prompt_versions=versions)
     spec = resolved.spec
     pairs: list[LabelledPair] = []
     described = []
@@ -93,6 +111,8 @@ def main() -> None:
         if errors:
             raise SystemExit(f"{path}: {len(errors)} unusable rows, first: {errors[0].message}")
         kept = _limited(read, args.limit)
+        if args.unrelated:
+            kept += _unrelated(kept)
         pairs += kept
         described.append(f"{path.name}: {len({p.group for p in kept})} claims, {len(kept)} pairs")
     claims = len({p.group for p in pairs})
@@ -145,6 +165,10 @@ def main() -> None:
         f"| {baseline.baseline_balanced_accuracy:.3f} (threshold tuned on all rows) | | |"
     )
     print(f"judged once for every set: {time.perf_counter() - started:.0f} s")
+    if args.unrelated:
+        judged = list(next(iter(found.values())).judged)
+        korean = SIGNAL_SETS[args.korean] if args.korean else None
+        print(unrelated_table(judged, {name: SIGNAL_SETS[name] for name in sets}, korean))
 
     def auroc(name: str) -> float:
         checked = found[name].profile.cross_validated
@@ -167,15 +191,109 @@ def main() -> None:
     print(f"shipped: {best} -> {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
+def unrelated_table(
+    judged: list[tuple[LabelledPair, dict[str, float]]],
+    sets: dict[str, tuple[str, ...]],
+    korean: tuple[str, ...] | None,
+) -> str:
+    """Each signal set fitted with and without the unrelated claims, judged on held-out folds:
+    AUROC and balanced accuracy on the labelled claims alone (the numbers the plain fit
+    reports), and the share of held-out unrelated claims judged supported. An unrelated claim
+    falls in its source claim's fold, so no claim text is seen in training and testing."""
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    def source(group: str) -> str:
+        return group.removeprefix(UNRELATED)
+
+    claims = sorted({source(p.group) for p, _ in judged}, key=_rank)
+    fold = {group: i % FOLDS for i, group in enumerate(claims)}
+    label = {p.group: p.label for p, _ in judged}
+    lines = [
+        "| signals | trained with unrelated claims | AUROC (labelled claims) "
+        "| balanced accuracy | unrelated judged supported |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name, signals in sets.items():
+        for with_unrelated in (False, True):
+            best: dict[str, float] = {}
+            decided: dict[str, bool] = {}
+            for k in range(FOLDS):
+                train = [
+                    (p, v)
+                    for p, v in judged
+                    if fold[source(p.group)] != k
+                    and (with_unrelated or not p.group.startswith(UNRELATED))
+                ]
+                profile = fit_profile(
+                    [p for p, _ in train],
+                    [v for _, v in train],
+                    fingerprint="check",
+                    prompt_version="check",
+                    signals=signals,
+                    evidence_sentences=EVIDENCE_SENTENCES,
+                    seed=SEED,
+                    korean_signals=korean,
+                )
+                tested: dict[str, float] = {}
+                for p, v in judged:
+                    if fold[source(p.group)] == k:
+                        q = profile.rule_for(str(p.claim)).probability(v)
+                        tested[p.group] = max(tested.get(p.group, 0.0), q)
+                best |= tested
+                decided |= {g: q >= profile.threshold for g, q in tested.items()}
+            labelled = [g for g in best if not g.startswith(UNRELATED)]
+            unrelated = [g for g in best if g.startswith(UNRELATED)]
+            y = [label[g] for g in labelled]
+            lines.append(
+                f"| {name} | {'yes' if with_unrelated else 'no'} "
+                f"| {roc_auc_score(y, [best[g] for g in labelled]):.3f} "
+                f"| {balanced_accuracy_score(y, [decided[g] for g in labelled]):.3f} "
+                f"| {sum(decided[g] for g in unrelated)} of {len(unrelated)} |"
+            )
+    return "\n".join(lines)
+
+
+def _rank(group: str) -> str:
+    return hashlib.sha256(f"{SEED}:{group}".encode()).hexdigest()
+
+
+def _unrelated(pairs: list[LabelledPair]) -> list[LabelledPair]:
+    """Each claim against the first context of the next claim in a seeded order whose contexts
+    are none of its own: a claim of its own (group `unrelated:<group>`), unsupported.
+
+    A context that never mentions the claim is the miss context recall exists to count, and a
+    labelled set whose negatives are all partly supported (WiCE's) never shows one: a rule fitted
+    there alone may read low word overlap as support."""
+    contexts: dict[str, list[str]] = {}
+    claims: dict[str, LabelledPair] = {}
+    for p in pairs:
+        contexts.setdefault(p.group, []).append(p.context)
+        claims.setdefault(p.group, p)
+    order = sorted(
+        contexts, key=lambda g: hashlib.sha256(f"{SEED}:unrelated:{g}".encode()).hexdigest()
+    )
+    found = []
+    for i, group in enumerate(order):
+        others = (order[(i + k) % len(order)] for k in range(1, len(order)))
+        other = next((g for g in others if not set(contexts[g]) & set(contexts[group])), None)
+        if other is not None:
+            found.append(
+                LabelledPair(
+                    context=contexts[other][0],
+                    claim=claims[group].claim,
+                    label=False,
+                    group=UNRELATED + group,
+                )
+            )
+    return found
+
+
 def _limited(pairs: list[LabelledPair], limit: int | None) -> list[LabelledPair]:
     """The pairs of the first `limit` groups in the order of a seeded hash of their names."""
     if limit is None:
         return pairs
 
-    def rank(group: str) -> str:
-        return hashlib.sha256(f"{SEED}:{group}".encode()).hexdigest()
-
-    chosen = set(sorted({p.group for p in pairs}, key=rank)[:limit])
+    chosen = set(sorted({p.group for p in pairs}, key=_rank)[:limit])
     return [p for p in pairs if p.group in chosen]
 
 

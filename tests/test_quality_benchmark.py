@@ -251,16 +251,22 @@ def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     # The scorer's claims are the text's two sentences; one matches the one human fact.
     assert "KLUE" in sections[2].title
     assert set(sections[2].rows["claims scored (failed)"].values()) == {"2 (0)"}
-    extraction = sections[3].rows
+    behaviour = sections[3].rows
+    assert "behaviour" in sections[3].title
+    assert behaviour["cases scored (failed)"]["word overlap"].endswith("(0)")
+    assert set(behaviour["all kinds"]) == set(judged)
+    extraction = sections[4].rows
     assert extraction["precision"]["shipped"] == 0.5
     assert extraction["recall"]["shipped"] == 1.0
     assert extraction["F1"][p_yes] == "same as shipped"
     assert extraction["F1"]["sentence overlap"] == "same as word overlap"
     assert "human facts, shipped judge" not in extraction["F1"]
-    assert sections[6].rows["mean recall (other passage)"]["word overlap"] == 0.0
-    gold = sections[6].rows["mean recall (gold sentences)"]
+    assert sections[7].rows["mean recall (other passage)"]["word overlap"] == 0.0
+    gold = sections[7].rows["mean recall (gold sentences)"]
     assert gold["shipped"] == gold["sentence overlap"] == 1.0
     # Human facts exist for RoSE only; elsewhere those columns score nothing.
-    rose = sections[4].rows
+    rose = sections[5].rows
     assert rose["items scored (failed)"]["human facts, shipped judge"] != "0 (0)"
-    assert sections[5].rows["items scored (failed)"]["human facts, expected"] == "0 (3)"
+    assert sections[6].rows["items scored (failed)"]["human facts, expected"] == "0 (3)"
+    only = quality.all_sections(tmp_path, None, 0, variants, ("klue", "wice_article"))
+    assert [s.title for s in only] == [sections[0].title, sections[2].title]
