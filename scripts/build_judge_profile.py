@@ -269,9 +269,7 @@ def _unrelated(pairs: list[LabelledPair]) -> list[LabelledPair]:
     for p in pairs:
         contexts.setdefault(p.group, []).append(p.context)
         claims.setdefault(p.group, p)
-    order = sorted(
-        contexts, key=lambda g: hashlib.sha256(f"{SEED}:unrelated:{g}".encode()).hexdigest()
-    )
+    order = sorted(contexts, key=lambda g: _rank(UNRELATED + g))
     found = []
     for i, group in enumerate(order):
         others = (order[(i + k) % len(order)] for k in range(1, len(order)))

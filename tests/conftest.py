@@ -21,9 +21,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 
 
-def _builder() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "scripts" / "build_tiny_models.py"
-    spec = importlib.util.spec_from_file_location("build_tiny_models", path)
+def load_script(name: str) -> ModuleType:
+    """The module of `scripts/<name>.py`."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
@@ -31,7 +32,7 @@ def _builder() -> ModuleType:
     return module
 
 
-BUILDER = _builder()
+BUILDER = load_script("build_tiny_models")
 """scripts/build_tiny_models.py: tiny random-initialised models of each supported family."""
 
 

@@ -3,26 +3,12 @@ of its own, as an unsupported claim of its own, and the table that says what the
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.signals import lexical_signals
 
+from .conftest import load_script
 
-def _script() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "scripts" / "build_judge_profile.py"
-    spec = importlib.util.spec_from_file_location("build_judge_profile", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-SCRIPT = _script()
+SCRIPT = load_script("build_judge_profile")
 TOPICS = [
     ("The bridge opened in 1932 and carries eight lanes.", "The bridge opened in 1932."),
     ("The river floods every spring near the delta.", "The river floods in spring."),

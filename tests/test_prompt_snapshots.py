@@ -9,6 +9,7 @@ an intended change, rewrite them with
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -37,31 +38,41 @@ def chat(model_cache: Path) -> ChatTemplate:
     return ChatTemplate(AutoTokenizer.from_pretrained(model_dir(manifest)), manifest)
 
 
-def rendered(chat: ChatTemplate, version: str) -> str:
-    """The extraction prompt of one sentence and the judge prompt of one pair (with tags in
-    both texts, which the prompt must defuse), as the model reads them, and where the judge
-    prompt's shared head ends."""
+def rendered(
+    chat: ChatTemplate,
+    version: str,
+    cases: Sequence[tuple[str, str, str]] = ((SENTENCE, CONTEXT, CLAIM),),
+) -> str:
+    """For each (sentence, context, claim): the extraction prompt of the sentence and the judge
+    prompt of the pair (with tags in both texts, which the prompt must defuse), as the model
+    reads them, and where the judge prompt's shared head ends."""
     prompts = load_prompts(version)
-    judge = prompts.judge_prompt(CONTEXT, CLAIM)
-    ids, shared = chat.split(judge)
-    return (
-        "=== extract ===\n"
-        + chat.render(prompts.extract_prompt(SENTENCE))
-        + "\n=== judge ===\n"
-        + chat.render(judge)
-        + f"\n=== judge tokens: {len(ids)}, shared head: {shared} ===\n"
-    )
+    text = ""
+    for sentence, context, claim in cases:
+        judge = prompts.judge_prompt(context, claim)
+        ids, shared = chat.split(judge)
+        text += (
+            "=== extract ===\n"
+            + chat.render(prompts.extract_prompt(sentence))
+            + "\n=== judge ===\n"
+            + chat.render(judge)
+            + f"\n=== judge tokens: {len(ids)}, shared head: {shared} ===\n"
+        )
+    return text
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_rendered_prompts_match_the_snapshot(chat: ChatTemplate, version: str) -> None:
-    text = rendered(chat, version)
-    snapshot = SNAPSHOTS / f"{version}.txt"
+def assert_matches_snapshot(text: str, snapshot: Path) -> None:
+    """`text` is the snapshot's, or becomes it with OFFLINE_RECALL_UPDATE_SNAPSHOTS set."""
     if os.environ.get("OFFLINE_RECALL_UPDATE_SNAPSHOTS"):
         snapshot.parent.mkdir(parents=True, exist_ok=True)
         snapshot.write_text(text, encoding="utf-8")
     assert snapshot.is_file(), f"no snapshot {snapshot}; see this module's docstring"
     assert text == snapshot.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_rendered_prompts_match_the_snapshot(chat: ChatTemplate, version: str) -> None:
+    assert_matches_snapshot(rendered(chat, version), SNAPSHOTS / f"{version}.txt")
 
 
 def test_the_shipped_version_is_pinned() -> None:
