@@ -116,8 +116,8 @@ lint: setup
 # conventions, the judge's decision from a profile, compare's statistics, the gates. Each mutant
 # runs against the fast tests that cover it; mutants/ keeps every result, so an interrupted run
 # resumes where it stopped. Not part of `test`: about 30 minutes on 2 quiet cores.
-MUTATION_SCOPE := 'offline_recall.scorers.*.score.*' 'offline_recall.scorers.base.x_round_half_up__*' \
-	'offline_recall.scorers.context.*' 'offline_recall.data.readers.*' 'offline_recall.data.fields.*' \
+MUTATION_SCOPE := 'offline_recall.metrics.*.score.*' 'offline_recall.scorer.results.x_round_half_up__*' \
+	'offline_recall.scorer.inputs.*' 'offline_recall.data.readers.*' 'offline_recall.data.fields.*' \
 	'offline_recall.judging.profile.*' 'offline_recall.judging.judge.*' \
 	'offline_recall.report.stats.*' 'offline_recall.report.comparison.*' \
 	'offline_recall.report.ranking.*' 'offline_recall.report.gate.*' \

@@ -19,8 +19,8 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from .data.dataset import open_dataset
-    from .engines import ENGINES, create_engine
-    from .engines.base import Engine, Prompt
+    from .engines import create_engine
+    from .engines.base import Engine
     from .engines.fake import FakeEngine
     from .engines.manifests import DEFAULT_MODEL, load_manifest
     from .engines.weights import model_dir
@@ -31,75 +31,64 @@ if TYPE_CHECKING:
         ModelError,
         OfflineRecallError,
     )
-    from .judging.judge import Assessment, Question
-    from .report.comparison import Comparison, compare_runs
-    from .runners.evals import EvalResult, ItemResult, run_evals
-    from .runners.local import LocalRunner
-    from .runners.ray_dataset import score_dataset
-    from .runners.ray_workers import RayOptions
-    from .runners.run import run_dataset
-    from .scorers.base import Judgment, Scorer, ScoreResult, ScorerInput, Status, round_half_up
-    from .scorers.context import (
-        ContextOptions,
-        ScorerOptions,
-        answer_text,
-        context_texts,
-        question_text,
-    )
-    from .scorers.faithfulness import (
+    from .metrics.faithfulness import (
         FaithfulnessOptions,
         FaithfulnessResult,
         create_faithfulness_scorer,
     )
-    from .scorers.pipeline import Pipeline
-    from .scorers.precision import (
+    from .metrics.precision import (
         ChunkVerdict,
         ContextPrecisionOptions,
         PrecisionResult,
         create_context_precision_scorer,
     )
-    from .scorers.prompting import VersionedPrompts, YesNoPrompt
-    from .scorers.recall import (
+    from .metrics.recall import (
         ClaimVerdict,
         ContextRecallOptions,
         RecallResult,
         create_context_recall_scorer,
     )
-    from .scorers.relevance import (
+    from .metrics.relevance import (
         ChunkRelevance,
         ContextRelevanceOptions,
         Penalties,
         RelevanceResult,
         create_context_relevance_scorer,
     )
+    from .report.comparison import Comparison, compare_runs
+    from .runners.evals import EvalResult, ItemResult, run_evals
+    from .runners.local import LocalRunner
+    from .runners.ray_dataset import score_dataset
+    from .runners.ray_workers import RayOptions
+    from .runners.run import run_dataset
+    from .scorer.results import Status
     from .spec.manifest import InputSpec
     from .spec.resolve import resolve_spec
     from .stores.claim_cache import ClaimCache
     from .stores.results import ItemRecord, read_results
     from .stores.run_store import RunStore
-    from .text import split_sentences
 
 # Each public name and the module it is imported from. A scorer's names come from its package,
 # which lists them in its own `__all__`.
 _MODULES: dict[str, str] = {
     # scorers
-    "create_context_recall_scorer": "offline_recall.scorers.recall",
-    "ContextRecallOptions": "offline_recall.scorers.recall",
-    "RecallResult": "offline_recall.scorers.recall",
-    "ClaimVerdict": "offline_recall.scorers.recall",
-    "create_context_precision_scorer": "offline_recall.scorers.precision",
-    "ContextPrecisionOptions": "offline_recall.scorers.precision",
-    "PrecisionResult": "offline_recall.scorers.precision",
-    "ChunkVerdict": "offline_recall.scorers.precision",
-    "create_faithfulness_scorer": "offline_recall.scorers.faithfulness",
-    "FaithfulnessOptions": "offline_recall.scorers.faithfulness",
-    "FaithfulnessResult": "offline_recall.scorers.faithfulness",
-    "create_context_relevance_scorer": "offline_recall.scorers.relevance",
-    "ContextRelevanceOptions": "offline_recall.scorers.relevance",
-    "Penalties": "offline_recall.scorers.relevance",
-    "RelevanceResult": "offline_recall.scorers.relevance",
-    "ChunkRelevance": "offline_recall.scorers.relevance",
-    "Status": "offline_recall.scorers.base",
+    "create_context_recall_scorer": "offline_recall.metrics.recall",
+    "ContextRecallOptions": "offline_recall.metrics.recall",
+    "RecallResult": "offline_recall.metrics.recall",
+    "ClaimVerdict": "offline_recall.metrics.recall",
+    "create_context_precision_scorer": "offline_recall.metrics.precision",
+    "ContextPrecisionOptions": "offline_recall.metrics.precision",
+    "PrecisionResult": "offline_recall.metrics.precision",
+    "ChunkVerdict": "offline_recall.metrics.precision",
+    "create_faithfulness_scorer": "offline_recall.metrics.faithfulness",
+    "FaithfulnessOptions": "offline_recall.metrics.faithfulness",
+    "FaithfulnessResult": "offline_recall.metrics.faithfulness",
+    "create_context_relevance_scorer": "offline_recall.metrics.relevance",
+    "ContextRelevanceOptions": "offline_recall.metrics.relevance",
+    "Penalties": "offline_recall.metrics.relevance",
+    "RelevanceResult": "offline_recall.metrics.relevance",
+    "ChunkRelevance": "offline_recall.metrics.relevance",
+    "Status": "offline_recall.scorer.results",
     "ClaimCache": "offline_recall.stores.claim_cache",
     # runs: their spec, runners and stores
     "run_evals": "offline_recall.runners.evals",
@@ -119,30 +108,11 @@ _MODULES: dict[str, str] = {
     "Comparison": "offline_recall.report.comparison",
     # engines
     "create_engine": "offline_recall.engines",
-    "ENGINES": "offline_recall.engines",
     "Engine": "offline_recall.engines.base",
     "FakeEngine": "offline_recall.engines.fake",
     "DEFAULT_MODEL": "offline_recall.engines.manifests",
     "load_manifest": "offline_recall.engines.manifests",
     "model_dir": "offline_recall.engines.weights",
-    # plugins
-    "Pipeline": "offline_recall.scorers.pipeline",
-    "ScorerOptions": "offline_recall.scorers.context",
-    "ContextOptions": "offline_recall.scorers.context",
-    "ScorerInput": "offline_recall.scorers.base",
-    "ScoreResult": "offline_recall.scorers.base",
-    "Judgment": "offline_recall.scorers.base",
-    "Scorer": "offline_recall.scorers.base",
-    "Prompt": "offline_recall.engines.base",
-    "Question": "offline_recall.judging.judge",
-    "Assessment": "offline_recall.judging.judge",
-    "VersionedPrompts": "offline_recall.scorers.prompting",
-    "YesNoPrompt": "offline_recall.scorers.prompting",
-    "round_half_up": "offline_recall.scorers.base",
-    "question_text": "offline_recall.scorers.context",
-    "answer_text": "offline_recall.scorers.context",
-    "context_texts": "offline_recall.scorers.context",
-    "split_sentences": "offline_recall.text",
     # errors
     "OfflineRecallError": "offline_recall.errors",
     "ConfigurationError": "offline_recall.errors",
@@ -169,15 +139,12 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_MODEL",
-    "ENGINES",
-    "Assessment",
     "ChunkRelevance",
     "ChunkVerdict",
     "ClaimCache",
     "ClaimVerdict",
     "Comparison",
     "ConfigurationError",
-    "ContextOptions",
     "ContextPrecisionOptions",
     "ContextRecallOptions",
     "ContextRelevanceOptions",
@@ -190,31 +157,19 @@ __all__ = [
     "InputSpec",
     "ItemRecord",
     "ItemResult",
-    "Judgment",
     "LocalRunner",
     "MissingExtraError",
     "ModelError",
     "OfflineRecallError",
     "Penalties",
-    "Pipeline",
     "PrecisionResult",
-    "Prompt",
-    "Question",
     "RayOptions",
     "RecallResult",
     "RelevanceResult",
     "RunStore",
-    "ScoreResult",
-    "Scorer",
-    "ScorerInput",
-    "ScorerOptions",
     "Status",
-    "VersionedPrompts",
-    "YesNoPrompt",
     "__version__",
-    "answer_text",
     "compare_runs",
-    "context_texts",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_context_relevance_scorer",
@@ -223,12 +178,9 @@ __all__ = [
     "load_manifest",
     "model_dir",
     "open_dataset",
-    "question_text",
     "read_results",
     "resolve_spec",
-    "round_half_up",
     "run_dataset",
     "run_evals",
     "score_dataset",
-    "split_sentences",
 ]

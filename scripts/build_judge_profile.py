@@ -26,13 +26,14 @@ import json
 import time
 from pathlib import Path
 
-from offline_recall import DEFAULT_MODEL, ENGINES
+from offline_recall import DEFAULT_MODEL
+from offline_recall.engines import ENGINES
 from offline_recall.judging.calibrate import SIGNAL_SETS, fit_profile
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.profile import save_profile
+from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.runners.calibration import calibrate_sets
 from offline_recall.runners.scoring import Scoring
-from offline_recall.scorers.recall import ID as RECALL
 from offline_recall.spec.resolve import resolve_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +90,7 @@ def main() -> None:
         type=float,
         default=None,
         help="count claims at this threshold instead of the one that maximises balanced "
-        "accuracy (chosen by the end-to-end objective: benchmarks/threshold_sweep.py)",
+        "accuracy (chosen by the end-to-end objective: benchmarks/quality/threshold_sweep.py)",
     )
     parser.add_argument(
         "--sets",

@@ -4,7 +4,7 @@
                                               [--signals lexical] [--data DIR]
 
 Fits a profile on labelled relevance built from the dev data by construction (see
-benchmarks/precision_data.py: ClapNQ gold passages among other questions' passages, WiCE
+benchmarks/quality/precision_data.py: ClapNQ gold passages among other questions' passages, WiCE
 oracle chunks of supported claims among other claims' chunks), as `offline-recall calibrate
 --scorer context-precision-scorer` does, prints the cross-validated numbers beside word
 overlap, and writes models/NAME.context-precision-scorer.judge.json with its training data and
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.precision_data import (  # noqa: E402
+from benchmarks.quality.precision_data import (  # noqa: E402
     DISTRACTORS,
     SEED,
     clapnq_lists,
@@ -35,6 +35,7 @@ def main() -> None:
     args = options(__doc__.splitlines()[0])
     lists = clapnq_lists(args.data) + wice_lists(args.data)
     pairs = labelled_pairs(PRECISION, labelled_rows(lists))
+    # The path as the shipped profile records it: `trained_on` is part of the profile's digest.
     trained_on = (
         f"ClapNQ dev gold passages and WiCE dev oracle chunks, each among the {DISTRACTORS} "
         "nearest other items' (benchmarks/precision_data.py): "

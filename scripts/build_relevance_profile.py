@@ -4,10 +4,10 @@
                                               [--signals lexical] [--data DIR]
 
 Fits a profile on labelled relevance built from the dev data by construction (see
-benchmarks/precision_data.py): WiCE oracle chunks of supported claims among other claims'
+benchmarks/quality/precision_data.py): WiCE oracle chunks of supported claims among other claims'
 chunks; the ClapNQ gold passages among other questions' passages; and ClapNQ's gold sentences
 (relevant) beside another question's passage (not), of the even-numbered ClapNQ items only, so
-that the odd-numbered ones stay out of the fit for benchmarks/relevance_quality.py. Each
+that the odd-numbered ones stay out of the fit for benchmarks/quality/relevance_quality.py. Each
 chunk is judged against the question and the answer (as the response), as `offline-recall
 calibrate --scorer context-relevance-scorer` does; the script prints the cross-validated
 numbers beside word overlap and writes models/NAME.context-relevance-scorer.judge.json with
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.precision_data import (  # noqa: E402
+from benchmarks.quality.precision_data import (  # noqa: E402
     DISTRACTORS,
     SEED,
     clapnq_lists,
@@ -59,6 +59,7 @@ def main() -> None:
     clapnq = clapnq_lists(args.data)[::2]
     lists = clapnq + wice_lists(args.data)
     pairs = labelled_pairs(RELEVANCE, labelled_rows(lists) + sentence_rows(args.data))
+    # The path as the shipped profile records it: `trained_on` is part of the profile's digest.
     trained_on = (
         f"ClapNQ dev gold passages (even-numbered items) and WiCE dev oracle chunks, each among "
         f"the {DISTRACTORS} nearest other items' (benchmarks/precision_data.py), and the same "

@@ -13,12 +13,13 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from offline_recall import DEFAULT_MODEL, ENGINES
+from offline_recall import DEFAULT_MODEL
+from offline_recall.engines import ENGINES
 from offline_recall.judging.calibrate import SIGNAL_SETS
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.profile import save_profile
 from offline_recall.runners.calibration import calibrate
-from offline_recall.scorers import SCORERS
+from offline_recall.scorer.registry import SCORERS
 from offline_recall.spec.resolve import resolve_spec
 
 ROOT = Path(__file__).resolve().parents[1]

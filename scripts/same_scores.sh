@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scores that must not move under a redesign: the example and the first 50 rows of RoSE dev,
-# with recall, precision and faithfulness, on the fake engine, transformers and vLLM in
+# with all four built-in scorers, on the fake engine, transformers and vLLM in
 # process. Run it on the tree before and after a change and compare the folders:
 #
 #     scripts/same_scores.sh OUT_BEFORE        # on the old tree
@@ -17,16 +17,22 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 rose="$out/rose50.input.jsonl"
 head -n 50 "${DATA:-$here/../shared/data}/rose/e2e_acu_recall_dev.jsonl" > "$rose"
-scorers=context-recall-scorer,context-precision-scorer,faithfulness-scorer
+# The example with its ground truth as the output too, so that faithfulness and relevance read one.
+example="$out/example.input.jsonl"
+"$python" -c 'import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    row = json.loads(line); row["output"] = row["groundTruth"]; print(json.dumps(row, ensure_ascii=False))' \
+  "$here/offline_recall/examples/example.jsonl" > "$example"
+scorers=context-recall-scorer,context-precision-scorer,faithfulness-scorer,context-relevance-scorer
 export HF_HUB_OFFLINE=1
 for engine in $engines; do
   extra=()
   if [ "$engine" = vllm ]; then extra=(-o dtype=float32); fi
   for data in example rose50; do
     if [ "$data" = example ]; then
-      input="$here/offline_recall/examples/example.jsonl"; map=()
+      input="$example"; map=()
     else
-      input="$rose"; map=(--map ground_truth=reference --map context=contexts --map output=reference)
+      input="$rose"; map=(--map ground_truth=reference --map context=contexts --map output=reference --map input=reference)
     fi
     store=$(mktemp -d)
     "$python" -c 'import sys; from offline_recall.cli import main; sys.exit(main())' \

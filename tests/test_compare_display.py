@@ -4,14 +4,14 @@ and both runs' chunks beside a flipped claim."""
 from __future__ import annotations
 
 from offline_recall import ClaimVerdict, ItemRecord, RecallResult, Status
+from offline_recall.metrics.faithfulness import ID as FAITHFULNESS
+from offline_recall.metrics.faithfulness import FaithfulnessResult
+from offline_recall.metrics.precision import ID as PRECISION
+from offline_recall.metrics.precision.result import ChunkVerdict, PrecisionResult
 from offline_recall.report.comparison import compare_runs
 from offline_recall.report.comparison_text import comparison_text
 from offline_recall.report.highlight import closest_chunk
 from offline_recall.report.html import render_comparison
-from offline_recall.scorers.faithfulness import ID as FAITHFULNESS
-from offline_recall.scorers.faithfulness import FaithfulnessResult
-from offline_recall.scorers.precision import ID as PRECISION
-from offline_recall.scorers.precision.result import ChunkVerdict, PrecisionResult
 
 from .conftest import RECALL
 

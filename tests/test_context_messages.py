@@ -19,7 +19,7 @@ from offline_recall import (
     create_context_recall_scorer,
 )
 from offline_recall.runners.scoring import Scoring
-from offline_recall.scorers.context import ContextWarning
+from offline_recall.scorer.inputs import ContextWarning
 from offline_recall.spec.resolve import resolve_run
 
 RECALL = "context-recall-scorer"

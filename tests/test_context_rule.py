@@ -20,7 +20,7 @@ from offline_recall import (
     run_evals,
 )
 from offline_recall.cli import main
-from offline_recall.scorers.context import ContextWarning
+from offline_recall.scorer.inputs import ContextWarning
 
 RECALL = "context-recall-scorer"
 PRECISION = "context-precision-scorer"

@@ -9,28 +9,22 @@ from typing import Any
 
 import pytest
 
-from offline_recall import (
-    FakeEngine,
-    Scorer,
-    Status,
-    create_faithfulness_scorer,
-    resolve_spec,
-    run_evals,
-)
+from offline_recall import FakeEngine, Status, create_faithfulness_scorer, resolve_spec, run_evals
 from offline_recall.engines import Engine
 from offline_recall.errors import ConfigurationError
-from offline_recall.runners.scoring import Scoring
-from offline_recall.scorers import SCORERS
-from offline_recall.scorers.build import build_scorer
-from offline_recall.scorers.faithfulness import (
+from offline_recall.metrics.faithfulness import (
     ID,
     FaithfulnessOptions,
     FaithfulnessResult,
     FaithfulnessScorer,
 )
-from offline_recall.scorers.precision import ID as PRECISION
-from offline_recall.scorers.precision import ContextPrecisionScorer
-from offline_recall.scorers.recall import ID as RECALL
+from offline_recall.metrics.precision import ID as PRECISION
+from offline_recall.metrics.precision import ContextPrecisionScorer
+from offline_recall.metrics.recall import ID as RECALL
+from offline_recall.runners.scoring import Scoring
+from offline_recall.scorer import Scorer
+from offline_recall.scorer.construction import build_scorer
+from offline_recall.scorer.registry import SCORERS
 from offline_recall.spec.resolve import resolve_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +152,7 @@ def test_a_model_with_its_own_judge_prompt_scores_precision_in_both_build_paths(
 
 
 def test_a_separate_judge_is_refused_alike_for_a_scorer_that_takes_none() -> None:
-    from offline_recall.scorers import scorer_kind
+    from offline_recall.scorer.registry import scorer_kind
 
     with pytest.raises(ConfigurationError, match="cannot be judged by a separate judge"):
         build_scorer(

@@ -28,8 +28,8 @@ from offline_recall.engines import Failed
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.manifests import ModelManifest
 from offline_recall.engines.weights import WeightsState, weights_state
-from offline_recall.scorers.claims.prompts import load_prompts
-from offline_recall.scorers.claims.rules import claim_list_type, parse_claims
+from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.metrics.claims.rules import claim_list_type, parse_claims
 
 from .conftest import BUILDER, EXAMPLE, recall
 

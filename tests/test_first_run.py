@@ -17,7 +17,7 @@ from offline_recall import ContextRecallOptions, FakeEngine, Status, create_cont
 from offline_recall.cli import main
 from offline_recall.data.dataset import Row, open_dataset
 from offline_recall.runners.evals import ItemResult, run_evals
-from offline_recall.scorers.context import as_input
+from offline_recall.scorer.inputs import as_input
 from offline_recall.stores.results import read_results
 
 from .conftest import RECALL
@@ -245,7 +245,7 @@ def test_scorer_run_scores_a_run_with_other_keys_and_keeps_them() -> None:
     assert as_input(run).metadata == {"kind": "policy"}
 
 
-@pytest.mark.filterwarnings("ignore::offline_recall.scorers.context.ContextWarning")
+@pytest.mark.filterwarnings("ignore::offline_recall.scorer.inputs.ContextWarning")
 def test_every_path_reads_ragas_names_as_the_command_line_does() -> None:
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=["Rome."]))
     ragas = {"user_input": "q", "reference": PARIS, "retrieved_contexts": [PARIS]}

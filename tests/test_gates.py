@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from offline_recall.cli.summary import gate_failure
-from offline_recall.scorers import RECALL
+from offline_recall.scorer.registry import RECALL
 from offline_recall.stores.summary import Summary
 
 PRECISION = "context-precision-scorer"

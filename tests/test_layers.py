@@ -12,7 +12,10 @@ PACKAGE = Path(offline_recall.__file__).parent
 
 def imported_modules(path: Path) -> set[str]:
     """The absolute names of the modules `path` imports, relative imports resolved."""
-    module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    if path.name == "__init__.py":
+        parts = parts[:-1]
+    module = ".".join(parts)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -43,6 +46,8 @@ def package_imports(folder: str) -> dict[str, set[str]]:
 
 def upward(folder: str, above: tuple[str, ...]) -> dict[str, list[str]]:
     """The modules of `folder` importing a package of `above`, and what they import of it."""
+    assert (PACKAGE / folder).is_dir(), f"no folder {folder}"
+    assert all((PACKAGE / name).is_dir() for name in above), above
     loops = {
         name: sorted(m for m in imports if m.split(".")[1] in above)
         for name, imports in package_imports(folder).items()
@@ -54,23 +59,44 @@ def test_relative_imports_are_resolved_to_the_modules_they_name() -> None:
     found = imported_modules(PACKAGE / "stores" / "results.py")
     assert {
         "offline_recall.data.dataset",
-        "offline_recall.scorers",
+        "offline_recall.scorer.registry",
         "offline_recall.frozen",
     } <= found
 
 
 def test_data_imports_no_scorer_run_report_or_engine() -> None:
-    above = ("scorers", "spec", "stores", "runners", "report", "cli", "engines", "judging")
+    above = (
+        "scorer",
+        "metrics",
+        "spec",
+        "stores",
+        "runners",
+        "report",
+        "cli",
+        "engines",
+        "judging",
+    )
     assert upward("data", above) == {}
 
 
-def test_engines_judging_and_scorers_know_no_run() -> None:
+def test_engines_judging_the_kit_and_the_metrics_know_no_run() -> None:
     above = ("spec", "stores", "runners", "report", "cli")
-    assert {f: upward(f, above) for f in ("engines", "judging", "scorers")} == {
-        "engines": {},
-        "judging": {},
-        "scorers": {},
-    }
+    folders = ("engines", "judging", "scorer", "metrics")
+    assert {f: upward(f, above) for f in folders} == {f: {} for f in folders}
+
+
+def test_no_module_of_the_kit_imports_a_metric() -> None:
+    # The kit's face (its __init__) names the metric families' bases, imported on first use;
+    # every module that does the kit's work stands below the metrics.
+    found = upward("scorer", ("metrics",))
+    assert set(found) == {"__init__.py"}, found
+    face = (PACKAGE / "scorer" / "__init__.py").read_text(encoding="utf-8")
+    assert "if TYPE_CHECKING:" in face
+
+
+def test_engines_and_judging_know_no_scorer() -> None:
+    folders = ("engines", "judging")
+    assert {f: upward(f, ("scorer", "metrics")) for f in folders} == {f: {} for f in folders}
 
 
 def test_the_run_spec_knows_no_store_runner_report_or_command() -> None:
@@ -87,7 +113,17 @@ def test_runners_know_no_report_or_command() -> None:
 
 def test_the_service_knows_no_report_or_command_and_no_run_package_knows_it() -> None:
     assert upward("service", ("report", "cli")) == {}
-    below = ("data", "engines", "judging", "scorers", "spec", "stores", "runners", "report")
+    below = (
+        "data",
+        "engines",
+        "judging",
+        "scorer",
+        "metrics",
+        "spec",
+        "stores",
+        "runners",
+        "report",
+    )
     assert {f: upward(f, ("service",)) for f in below} == {f: {} for f in below}
 
 

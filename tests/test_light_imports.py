@@ -216,3 +216,43 @@ def test_a_profile_applies_its_coefficients_to_the_same_floats() -> None:
     assert found[-2:] == [0.12841610332449988, 0.9996829574668307]
     digest = hashlib.sha256(",".join(p.hex() for p in found).encode()).hexdigest()
     assert digest == "76ab9c6abac8ffc854634abecc0e0c3b6e1b3a4c1dce0dbc03e0dfcc4717dae3"
+
+
+PUBLIC = {
+    "DEFAULT_MODEL", "ChunkRelevance", "ChunkVerdict", "ClaimCache", "ClaimVerdict", "Comparison",
+    "ConfigurationError", "ContextPrecisionOptions", "ContextRecallOptions",
+    "ContextRelevanceOptions", "DatasetError", "Engine", "EvalResult", "FaithfulnessOptions",
+    "FaithfulnessResult", "FakeEngine", "InputSpec", "ItemRecord", "ItemResult", "LocalRunner",
+    "MissingExtraError", "ModelError", "OfflineRecallError", "Penalties", "PrecisionResult",
+    "RayOptions", "RecallResult", "RelevanceResult", "RunStore", "Status", "__version__",
+    "compare_runs", "create_context_precision_scorer", "create_context_recall_scorer",
+    "create_context_relevance_scorer", "create_engine", "create_faithfulness_scorer",
+    "load_manifest", "model_dir", "open_dataset", "read_results", "resolve_spec", "run_dataset",
+    "run_evals", "score_dataset",
+}  # fmt: skip
+
+
+def test_the_public_api_is_the_users_and_the_scorer_kit_is_its_own() -> None:
+    # What a user calls is `offline_recall`; what a scorer is made of is the kit.
+    assert set(offline_recall.__all__) == PUBLIC and len(PUBLIC) <= 45
+    import offline_recall.scorer as kit
+
+    assert sorted(dir(kit)) == sorted(kit.__all__)
+    for name in kit.__all__:
+        assert getattr(kit, name) is not None, name
+
+
+def test_plugins_import_only_the_kit() -> None:
+    # The Write a scorer page's code and the plugin tests reach the framework through the kit
+    # alone, as a third-party package does.
+    root = API.parents[1]
+    sources = {
+        "docs/write-a-scorer.md": (root / "docs" / "write-a-scorer.md").read_text("utf-8"),
+        "tests/test_plugins.py": (root / "tests" / "test_plugins.py").read_text("utf-8"),
+    }
+    allowed = {"offline_recall", "offline_recall.scorer", "offline_recall.cli"}
+    allowed |= {"offline_recall.errors", "offline_recall.engines"}
+    for where, text in sources.items():
+        modules = set(re.findall(r"^\s*from (offline_recall[\w.]*) import", text, re.M))
+        assert "offline_recall.scorer" in modules, where
+        assert modules <= allowed, (where, sorted(modules - allowed))

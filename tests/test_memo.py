@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from offline_recall.scorers.memo import Memo
+from offline_recall.scorer.memo import Memo
 
 
 def test_remembers_and_forgets_the_least_recently_used() -> None:

@@ -26,14 +26,10 @@ from click.testing import CliRunner
 from offline_recall import FakeEngine
 from offline_recall.cli import main
 from offline_recall.errors import ConfigurationError
-from offline_recall.scorers import SCORERS, scorer_kind
-from offline_recall.scorers.base import ScoreResult
-from offline_recall.scorers.build import create_scorer
-from offline_recall.scorers.context import ContextOptions
-from offline_recall.scorers.guard import TIMEOUT_VARIABLE, step_seconds
-from offline_recall.scorers.plugins import GROUP
+from offline_recall.scorer import SCORERS, ContextOptions, ScoreResult, create_scorer, scorer_kind
+from offline_recall.scorer.guard import TIMEOUT_VARIABLE, step_seconds
 
-from .test_plugins import BUILT_IN, _entry_points, rows, write_plugin
+from .test_plugins import BUILT_IN, GROUP, _entry_points, rows, write_plugin
 
 FAULTY = "faulty-scorer"
 MODULE = '''

@@ -27,11 +27,11 @@ from click.testing import CliRunner
 from offline_recall import FakeEngine, run_evals
 from offline_recall.cli import main
 from offline_recall.errors import ConfigurationError
-from offline_recall.scorers import RECALL, SCORERS, scorer_kind
-from offline_recall.scorers.build import create_scorer
-from offline_recall.scorers.context import ContextOptions
-from offline_recall.scorers.plugins import GROUP
-from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.scorer import SCORERS, ContextOptions, create_scorer, scorer_kind
+
+GROUP = "offline_recall.scorers"
+"""The entry-point group plugins register their scorers under."""
+RECALL = "context-recall-scorer"
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "write-a-scorer.md"
@@ -356,7 +356,8 @@ def _entry_points(monkeypatch: pytest.MonkeyPatch, *points: tuple[str, str]) -> 
 
 UNFINISHED = """
 from question_coverage import CoverageResult, Item, QuestionCoverageScorer, Unit, prompts
-from offline_recall import Pipeline, ScoreResult, Status
+from offline_recall import Status
+from offline_recall.scorer import Pipeline, ScoreResult
 
 
 class Base(Pipeline[Item, Unit, CoverageResult]):
@@ -471,7 +472,7 @@ def test_the_scorers_command_says_a_skipped_plugin_once(
     [
         (PLUGIN, "no_such_module:Scorer", "ModuleNotFoundError: No module named 'no_such_module'"),
         (PLUGIN, "json:dumps", "json:dumps is a function, not a scorer class"),
-        (PLUGIN, "offline_recall.scorers.claims:ClaimScorer", "it does not set `id` (a string)"),
+        (PLUGIN, "offline_recall.scorer:ClaimScorer", "it does not set `id` (a string)"),
         (PLUGIN, "question_coverage:Unit", "is the class Unit, not a scorer class"),
         ("Question Coverage", f"question_coverage:{SCORER}", "its name is not a scorer id"),
         ("other-scorer", f"question_coverage:{SCORER}", "has the id 'question-coverage-scorer'"),
@@ -519,8 +520,8 @@ def test_an_unknown_id_names_the_plugins_too(broken: None, monkeypatch: pytest.M
 def test_plugins_are_looked_for_only_when_scorers_are_listed_or_looked_up() -> None:
     code = (
         "import importlib.metadata as m, offline_recall\n"
-        "from offline_recall.scorers import SCORERS, scorer_kind\n"
-        "from offline_recall.scorers.plugins import GROUP\n"
+        "from offline_recall.scorer import SCORERS, scorer_kind\n"
+        "GROUP = 'offline_recall.scorers'\n"
         "calls = []\n"
         "real = m.entry_points\n"
         "m.entry_points = lambda **k: (k.get('group') == GROUP and calls.append(k)) or real(**k)\n"
@@ -590,4 +591,6 @@ def test_a_plugin_installed_with_pip_scores_from_the_command_line(tmp_path: Path
 def test_each_built_in_scorer_is_registered_under_its_own_id() -> None:
     for scorer_id, path in SCORERS.builtin_paths.items():
         assert SCORERS[scorer_id].id == scorer_id, path
-    assert SCORERS[RECALL] is ContextRecallScorer
+    assert (
+        SCORERS[RECALL] is scorer_kind(RECALL) and SCORERS[RECALL].__name__ == "ContextRecallScorer"
+    )

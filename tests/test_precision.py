@@ -24,8 +24,8 @@ from offline_recall import (
 from offline_recall.cli import main
 from offline_recall.engines import Failed
 from offline_recall.judging.profile import threshold_profile
-from offline_recall.scorers.base import ScorerInput
-from offline_recall.scorers.precision import PrecisionResult, Target, average_precision
+from offline_recall.metrics.precision import PrecisionResult, Target, average_precision
+from offline_recall.scorer.results import ScorerInput
 
 from .conftest import EXAMPLE, RECALL
 

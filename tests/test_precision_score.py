@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from offline_recall.scorers.precision.result import ChunkVerdict
-from offline_recall.scorers.precision.score import average_precision, explain
+from offline_recall.metrics.precision.result import ChunkVerdict
+from offline_recall.metrics.precision.score import average_precision, explain
 
 
 def verdicts(*relevant: bool) -> list[ChunkVerdict]:

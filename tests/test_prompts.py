@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from offline_recall import ConfigurationError
-from offline_recall.scorers.claims.prompts import load_prompts
-from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.metrics.recall import ContextRecallScorer
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "prompts_v1.json"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import quality_data as data
-from benchmarks.quality_metrics import (
+from benchmarks.quality import quality_data as data
+from benchmarks.quality.quality_metrics import (
     ExtractionTally,
     auroc,
     balanced_accuracy,
@@ -196,16 +196,16 @@ def _tiny_data(root: Path) -> None:
 
 
 def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
-    from benchmarks import quality
-    from benchmarks.quality_variants import (
+    from benchmarks.quality import quality
+    from benchmarks.quality.quality_variants import (
         given_claims_variants,
         model_variants,
         overlap_variant,
         sentence_overlap_variant,
     )
     from offline_recall.judging.profile import threshold_profile
+    from offline_recall.metrics.recall import ContextRecallScorer
     from offline_recall.runners.scoring import Scoring
-    from offline_recall.scorers.recall import ContextRecallScorer
     from offline_recall.spec.resolve import resolve_run
 
     _tiny_data(tmp_path)

@@ -26,8 +26,8 @@ from offline_recall.engines.weights import WeightsState, model_dir, weights_stat
 from offline_recall.judging.judge import signal_values
 from offline_recall.judging.profile import MODEL_SIGNAL
 from offline_recall.judging.signals import words_of
+from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.paths import CACHE_ENV
-from offline_recall.scorers.recall import ID as RECALL
 
 from .test_prompt_snapshots import (
     CLAIM,

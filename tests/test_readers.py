@@ -22,7 +22,7 @@ from offline_recall.data.readers import (
 )
 from offline_recall.data.shards import plan_shards, read_shards
 from offline_recall.errors import DatasetError
-from offline_recall.scorers import RECALL
+from offline_recall.scorer.registry import RECALL
 
 
 def decode_error(text: str) -> json.JSONDecodeError:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from offline_recall import ClaimVerdict
-from offline_recall.scorers.claims.score import claim_score
-from offline_recall.scorers.context import ground_truth_text
-from offline_recall.scorers.recall.score import expected_recall
+from offline_recall.metrics.claims.score import claim_score
+from offline_recall.metrics.recall.score import expected_recall
+from offline_recall.scorer.inputs import ground_truth_text
 
 
 def verdicts(*probabilities: float) -> list[ClaimVerdict]:

@@ -12,8 +12,7 @@ import pytest
 
 from offline_recall import ConfigurationError, FakeEngine, create_context_relevance_scorer
 from offline_recall.judging.profile import threshold_profile
-from offline_recall.scorers import SCORERS
-from offline_recall.scorers.relevance import (
+from offline_recall.metrics.relevance import (
     ID,
     ContextRelevanceOptions,
     ContextRelevanceScorer,
@@ -22,7 +21,8 @@ from offline_recall.scorers.relevance import (
     RelevanceResult,
     relevance_score,
 )
-from offline_recall.scorers.relevance.score import level_of, levels_of, missing_context, was_used
+from offline_recall.metrics.relevance.score import level_of, levels_of, missing_context, was_used
+from offline_recall.scorer.registry import SCORERS
 
 LEVELS = list(Level)
 REFERENCE_WEIGHTS = {"high": 1.0, "medium": 0.7, "low": 0.3, "none": 0.0}
@@ -127,7 +127,7 @@ def test_construction_fails_as_recall_does() -> None:
         Penalties(missing_context_per_item=-1)
 
 
-@pytest.mark.filterwarnings("ignore::offline_recall.scorers.context.ContextWarning")
+@pytest.mark.filterwarnings("ignore::offline_recall.scorer.inputs.ContextWarning")
 @pytest.mark.parametrize(("scale", "expected"), [(1, 1.0), (2, 2.0), (0, 1.0), (None, 1.0)])
 def test_no_context_gives_the_full_scale_without_a_model_call(
     scale: float | None, expected: float

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from offline_recall.scorers.relevance.options import Penalties
-from offline_recall.scorers.relevance.result import ChunkRelevance, Level, LevelProbabilities
-from offline_recall.scorers.relevance.score import (
+from offline_recall.metrics.relevance.options import Penalties
+from offline_recall.metrics.relevance.result import ChunkRelevance, Level, LevelProbabilities
+from offline_recall.metrics.relevance.score import (
     explain,
     level_of,
     levels_of,

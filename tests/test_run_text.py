@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from offline_recall import ConfigurationError
-from offline_recall.scorers.context import answer_text, input_fields, is_agent_input, question_text
+from offline_recall.scorer.inputs import answer_text, input_fields, is_agent_input, question_text
 
 AGENT_INPUT = {
     "inputMessages": [],

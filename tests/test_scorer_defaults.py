@@ -8,11 +8,11 @@ from pathlib import Path
 from offline_recall import resolve_spec
 from offline_recall.engines.base import ScorerDefaults
 from offline_recall.engines.manifests import Decoding
-from offline_recall.scorers import scorer_kind
-from offline_recall.scorers.base import ScorerSetup
-from offline_recall.scorers.faithfulness import ID as FAITHFULNESS
-from offline_recall.scorers.precision import ID as PRECISION
-from offline_recall.scorers.setup import resolve_setup
+from offline_recall.metrics.faithfulness import ID as FAITHFULNESS
+from offline_recall.metrics.precision import ID as PRECISION
+from offline_recall.scorer.judge_setup import resolve_setup
+from offline_recall.scorer.registry import scorer_kind
+from offline_recall.scorer.results import ScorerSetup
 
 from .conftest import RECALL
 

@@ -15,7 +15,7 @@ from offline_recall import (
 )
 from offline_recall.engines import Failed
 from offline_recall.judging.profile import threshold_profile
-from offline_recall.scorers.base import ScorerInput, round_half_up
+from offline_recall.scorer.results import ScorerInput, round_half_up
 
 CTX = ["The Eiffel Tower is in Paris.", "It was completed in 1889."]
 

@@ -20,9 +20,9 @@ from offline_recall import (
     create_context_recall_scorer,
     load_manifest,
 )
+from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.metrics.claims.rules import claim_list_type, parse_claims
 from offline_recall.runners.scoring import Scoring
-from offline_recall.scorers.claims.prompts import load_prompts
-from offline_recall.scorers.claims.rules import claim_list_type, parse_claims
 from offline_recall.spec.resolve import resolve_run
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"

@@ -28,10 +28,10 @@ from local_server import MODEL_NAME, URL, Usage, counters, reset_prefix_cache, u
 
 from offline_recall import PrecisionResult, Status, load_manifest
 from offline_recall.judging.profile import JudgeProfile, threshold_profile
+from offline_recall.metrics.precision import ContextPrecisionScorer
+from offline_recall.metrics.recall import ContextRecallScorer
 from offline_recall.runners.scoring import Scoring
-from offline_recall.scorers.base import ScorerInput
-from offline_recall.scorers.precision import ContextPrecisionScorer
-from offline_recall.scorers.recall import ContextRecallScorer
+from offline_recall.scorer.results import ScorerInput
 from offline_recall.spec.resolve import resolve_run
 
 RECALL = ContextRecallScorer.id

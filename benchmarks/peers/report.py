@@ -9,7 +9,7 @@ from statistics import fmean
 
 from local_server import Usage
 
-from benchmarks.quality_metrics import auroc, correlations
+from benchmarks.quality.quality_metrics import auroc, correlations
 
 OURS = "offline-recall"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from report import Run, errors, targets
 
-from benchmarks.quality_metrics import correlations
+from benchmarks.quality.quality_metrics import correlations
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -183,7 +183,7 @@ that annotators found in it.
 
 ## Context precision
 
-{n_precision} ClapNQ ranked lists ({chunks} chunks; `benchmarks/precision_data.py`): each
+{n_precision} ClapNQ ranked lists ({chunks} chunks; `benchmarks/quality/precision_data.py`): each
 question's gold passage among the 3 other questions' passages nearest to it in words, at rank
 1, 2, 3 or 4 in turn, so each list's true average precision is known (1, 1/2, 1/3 or 1/4).
 RAGAS `LLMContextPrecisionWithReference`, DeepEval `ContextualPrecisionMetric`, Mastra

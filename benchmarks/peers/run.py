@@ -8,7 +8,7 @@ embedded SmolLM2-135M-Instruct on vLLM's CPU build, in --dtype (by default the v
 for this machine: bfloat16 with AVX-512, float32 on an x86 CPU without it). Two tasks on items
 whose truth is known: context recall on RoSE end-to-end dev items (human recall), and context
 precision on ClapNQ ranked lists (the gold passage at a known rank among the nearest other
-passages, so the true average precision is known; benchmarks/precision_data.py).
+passages, so the true average precision is known; benchmarks/quality/precision_data.py).
 
 1. offline-recall scores both tasks' items on its in-process vLLM engine, once with its shipped
    judge profiles and once with verdicts made by the model (P(yes) at the manifest's
@@ -48,7 +48,7 @@ import local_server as server  # noqa: E402
 from report import Run, precision_table, recall_table  # noqa: E402
 from results import write_results  # noqa: E402
 
-from benchmarks.precision_data import clapnq_lists  # noqa: E402
+from benchmarks.quality.precision_data import clapnq_lists  # noqa: E402
 from offline_recall.engines.vllm import native_dtype  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -113,7 +113,7 @@ def recall_items(path: Path, n: int) -> list[dict[str, Any]]:
 
 def precision_items(data: Path, n: int) -> list[dict[str, Any]]:
     """The first n ClapNQ ranked lists: the gold passage's rank cycles through 1 to 4."""
-    from offline_recall.scorers.precision import average_precision
+    from offline_recall.metrics.precision import average_precision
 
     return [
         {

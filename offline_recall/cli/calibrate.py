@@ -18,7 +18,7 @@ from ..printable import printable
 from ..runners.calibration import Calibration
 from ..runners.calibration import calibrate as fit
 from ..runners.scoring import Scoring
-from ..scorers import RECALL, SCORERS, scorer_kind
+from ..scorer.registry import RECALL, SCORERS, scorer_kind
 from ..spec.resolve import resolve_run
 from . import COMMANDS
 from .options import model_and_engine, model_files, parse_engine_options

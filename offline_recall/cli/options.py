@@ -12,7 +12,7 @@ import click
 from ..engines import ENGINES
 from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError, OfflineRecallError
-from ..scorers import scorer_kind
+from ..scorer.registry import scorer_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER = "offline_recall.server_options"
@@ -155,7 +155,7 @@ def fail_under_option(command: F) -> F:
 
 def finite_scale(ctx: click.Context, param: click.Parameter, value: float) -> float:
     """`--scale`: a finite number from 0 (meaning 1) to the largest scale."""
-    from ..scorers.base import check_scale
+    from ..scorer.results import check_scale
 
     try:
         check_scale(value)

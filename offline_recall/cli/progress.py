@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..scorers import scorer_kind
+from ..scorer.registry import scorer_kind
 
 EVERY = 10.0
 """Seconds between two plain progress lines (in a pipe or a CI log)."""

@@ -14,7 +14,7 @@ from ..printable import printable
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
 from ..runners.verify import Contact, verify_run
-from ..scorers import RECALL, SCORERS
+from ..scorer.registry import RECALL, SCORERS
 from ..spec.manifest import RunManifest
 from ..stores.results import ItemRecord, read_results
 from ..stores.run_store import manifest_path, read_manifest, run_files

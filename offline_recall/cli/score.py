@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..printable import printable
-from ..scorers import RECALL, SCORERS, reads_context, scorer_kind
+from ..scorer.registry import RECALL, SCORERS, reads_context, scorer_kind
 from . import COMMANDS
 from .options import (
     fail_under_option,

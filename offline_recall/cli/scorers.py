@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..printable import printable
-from ..scorers import SCORERS
+from ..scorer.registry import SCORERS
 from . import COMMANDS
 
 

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from ..scorers import RECALL, SCORERS
+from ..scorer.registry import RECALL, SCORERS
 from ..service import DEFAULT_PORT, MAX_REQUEST_BYTES, TOKEN_ENV
 from . import COMMANDS
 from .options import (

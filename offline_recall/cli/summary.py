@@ -10,8 +10,8 @@ from rich.text import Text
 
 from ..judging.profile import ProfileOrigin
 from ..printable import printable
-from ..scorers import scorer_kind
-from ..scorers.base import Status
+from ..scorer.registry import scorer_kind
+from ..scorer.results import Status
 from ..spec.run_spec import RunSpec, ScorerSpec
 from ..stores.results import ItemRecord
 from ..stores.summary import Summary

@@ -10,8 +10,8 @@ from typing import Any
 
 from ..errors import DatasetError
 from ..frozen import Frozen
-from ..scorers import SCORERS
-from ..scorers.base import Judgment
+from ..scorer.registry import SCORERS
+from ..scorer.results import Judgment
 from ..stores.results import ItemRecord
 from .highlight import closest_chunk
 from .stats import Interval, bootstrap_mean, sign_test

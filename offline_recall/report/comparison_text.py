@@ -4,7 +4,7 @@ chunks, file, model and scorer names) is printed escaped (see `printable`)."""
 from __future__ import annotations
 
 from ..printable import printable
-from ..scorers import SCORERS
+from ..scorer.registry import SCORERS
 from .comparison import Comparison, Flip, Pair
 
 LABEL = 15

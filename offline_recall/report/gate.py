@@ -4,7 +4,7 @@ a margin, with the interval of the difference excluding 0."""
 from __future__ import annotations
 
 from ..frozen import Frozen
-from ..scorers import SCORERS
+from ..scorer.registry import SCORERS
 from .comparison import Comparison
 from .comparison_text import signed
 from .stats import Interval

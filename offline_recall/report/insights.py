@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from ..scorers.base import ScoreResult, Status
+from ..scorer.results import ScoreResult, Status
 from ..stores.results import ItemRecord
 
 MISSED = 10

@@ -10,8 +10,8 @@ from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
 from ..judging.disclosure import note_for_digests
-from ..scorers import SCORERS
-from ..scorers.base import ScoreResult, Status
+from ..scorer.registry import SCORERS
+from ..scorer.results import ScoreResult, Status
 from ..stores.results import ItemRecord
 from ..stores.summary import Summary, Tally
 from .highlight import closest_chunk, highlight_excerpt

@@ -11,7 +11,7 @@ from ..judging.calibrate import SIGNAL_SETS, claim_auroc, fit_profile
 from ..judging.judge import Judge, signal_values
 from ..judging.labelled import LabelledPair
 from ..judging.profile import MODEL_SIGNAL, JudgeProfile
-from ..scorers import RECALL
+from ..scorer.registry import RECALL
 from ..spec.resolve import ResolvedRun, resolve_recorded
 from ..spec.run_spec import RunSpec, ScorerSpec
 from ..text import pack

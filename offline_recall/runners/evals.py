@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigurationError
-from ..scorers.base import Scorer, ScoreResult, ScorerInput
-from ..scorers.context import input_fields
+from ..scorer.inputs import input_fields
+from ..scorer.results import Scorer, ScoreResult, ScorerInput
 from ..stores.summary import Summary, Tally, windows
 
 WINDOW = 16

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
-from ..scorers.base import Progress, ScoreResult, ScorerInput
+from ..scorer.results import Progress, ScoreResult, ScorerInput
 from ..spec.manifest import RunIdentity, RunManifest
 from ..spec.resolve import ResolvedRun
 from ..stores.claim_cache import ClaimCache

@@ -15,7 +15,7 @@ from ..data.dataset import RowReader, require_context
 from ..data.fields import detect
 from ..data.readers import InputFormat, batch_records
 from ..engines import engine_kind
-from ..scorers import reads_context
+from ..scorer.registry import reads_context
 from ..spec.run_spec import RunSpec
 from ..stores.results import parquet_row, parquet_schema
 from .ray_workers import RayOptions, Worker, actor_args, connect, require_ray

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset
-from ..scorers.base import Status
+from ..scorer.results import Status
 from ..spec.manifest import InputSpec, RunIdentity, RunManifest, build_manifest
 from ..spec.resolve import ResolvedRun, resolve_recorded
 from ..spec.run_spec import RunSpec

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 from ..engines import Engine
 from ..engines.deferred import DeferredEngine
 from ..errors import ConfigurationError
-from ..scorers import scorer_kind
-from ..scorers.base import Scorer
-from ..scorers.build import build_scorer
+from ..scorer.construction import build_scorer
+from ..scorer.registry import scorer_kind
+from ..scorer.results import Scorer
 from ..spec.resolve import ResolvedRun
 
 if TYPE_CHECKING:
-    from ..scorers.claims import ClaimStore
+    from ..metrics.claims import ClaimStore
 
 
 @dataclass

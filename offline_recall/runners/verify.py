@@ -13,7 +13,7 @@ from ..engines import engine_kind
 from ..engines.wheel_parts import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from ..printable import printable
-from ..scorers import reads_context
+from ..scorer.registry import reads_context
 from ..spec.differences import installed_versions
 from ..spec.manifest import RunManifest
 from ..spec.resolve import resolve_recorded

@@ -24,7 +24,7 @@ from typing import TypeVar
 from ..data.dataset import Row
 from ..runners.local import score_rows
 from ..runners.scoring import Scoring
-from ..scorers.base import ScoreResult
+from ..scorer.results import ScoreResult
 
 T = TypeVar("T")
 

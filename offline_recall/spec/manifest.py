@@ -12,7 +12,7 @@ from pydantic import Field
 from ..engines.manifests import PinnedFile
 from ..engines.wheel_parts import sha256_file
 from ..frozen import Frozen
-from ..scorers import scorer_kind
+from ..scorer.registry import scorer_kind
 from .differences import describe_differences
 from .resolve import ResolvedRun
 from .run_spec import RunSpec

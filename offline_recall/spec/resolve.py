@@ -20,9 +20,9 @@ from ..engines import ResolvedModel, resolve_model
 from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
-from ..scorers import RECALL, scorer_kind
-from ..scorers.build import refuse_judge
-from ..scorers.setup import resolve_setup
+from ..scorer.construction import refuse_judge
+from ..scorer.judge_setup import resolve_setup
+from ..scorer.registry import RECALL, scorer_kind
 from .differences import installed_versions
 from .run_spec import EngineSpec, JudgeSpec, RunSpec, ScorerSpec
 

@@ -19,7 +19,7 @@ from pydantic import Field
 from ..engines import engine_kind
 from ..errors import ConfigurationError
 from ..judging.profile import ProfileOrigin
-from ..scorers.base import Frozen, ScorerSetup
+from ..scorer.results import Frozen, ScorerSetup
 from .differences import describe_differences
 
 

@@ -23,8 +23,8 @@ from ..data.dataset import Row, RowError
 from ..data.readers import json_error
 from ..errors import DatasetError, OfflineRecallError
 from ..frozen import Frozen
-from ..scorers import SCORERS, result_type
-from ..scorers.base import ScoreResult
+from ..scorer.registry import SCORERS, result_type
+from ..scorer.results import ScoreResult
 from .arrow import arrow_fields
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")

@@ -10,7 +10,7 @@ from typing import TypeVar
 from pydantic import Field
 
 from ..frozen import Frozen
-from ..scorers.base import ScoreResult, Status
+from ..scorer.results import ScoreResult, Status
 
 T = TypeVar("T")
 

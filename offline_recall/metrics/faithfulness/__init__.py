@@ -1,0 +1,35 @@
+"""Faithfulness: how much of an output the retrieved context supports.
+
+Output -> atomic claims (the claim extraction context recall uses: the model under a JSON
+grammar, the same prompt sets and rules) -> a verdict per claim against each chunk (context
+recall's judge and judge profiles: the judged units are the same, a claim against a chunk) ->
+the supported share. The claim machinery is shared with context recall (`metrics/claims/`).
+"""
+
+from __future__ import annotations
+
+from typing import Unpack
+
+from ...engines import Engine
+from ...engines.manifests import DEFAULT_MODEL, ModelManifest
+from ...scorer.construction import ClaimChoices, create_scorer
+from .scorer import ID, FaithfulnessOptions, FaithfulnessResult, FaithfulnessScorer
+
+
+def create_faithfulness_scorer(
+    model: str | ModelManifest | Engine = DEFAULT_MODEL,
+    options: FaithfulnessOptions | None = None,
+    **choices: Unpack[ClaimChoices],
+) -> FaithfulnessScorer:
+    """A faithfulness scorer on a local, pinned model: the arguments of
+    `create_context_recall_scorer` (one engine and one claim cache can serve both)."""
+    return create_scorer(FaithfulnessScorer, model, options, **choices)
+
+
+__all__ = [
+    "ID",
+    "FaithfulnessOptions",
+    "FaithfulnessResult",
+    "FaithfulnessScorer",
+    "create_faithfulness_scorer",
+]

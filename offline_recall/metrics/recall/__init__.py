@@ -1,0 +1,48 @@
+"""Context recall: how much of the ground truth the retrieved context supports.
+
+Ground truth -> atomic claims (the model, under a JSON grammar) -> a verdict per claim against
+each chunk (a judge profile over the model's yes/no and cheap signals) -> the supported share.
+The claim machinery is shared with faithfulness (`metrics/claims/`).
+"""
+
+from __future__ import annotations
+
+from typing import Unpack
+
+from ...engines import Engine
+from ...engines.manifests import DEFAULT_MODEL, ModelManifest
+from ...scorer.construction import ClaimChoices, create_scorer
+from ..claims import ClaimStore, ClaimVerdict, dedupe_claims
+from .result import RecallResult
+from .scorer import ID, ContextRecallOptions, ContextRecallScorer
+
+
+def create_context_recall_scorer(
+    model: str | ModelManifest | Engine = DEFAULT_MODEL,
+    options: ContextRecallOptions | None = None,
+    **choices: Unpack[ClaimChoices],
+) -> ContextRecallScorer:
+    """A context recall scorer on a local, pinned model.
+
+    `model` is a bundled model's name, a manifest (or its path), or a ready `Engine`; the
+    keywords (`ClaimChoices`) say the rest: `engine` (default "transformers") and
+    `engine_options` say how a named model runs; `claim_cache` keeps extracted claims across
+    runs; `profile` and `prompt_version` override what the model's manifest and calibration
+    would choose; `judge` names a second pinned model (a fine-tuned verifier) that judges the
+    claims on `judge_engine` (default: `engine`) while `model` extracts them. `options` says
+    where the context comes from (required: construction fails without `context` or
+    `context_extractor`).
+    """
+    return create_scorer(ContextRecallScorer, model, options, **choices)
+
+
+__all__ = [
+    "ID",
+    "ClaimStore",
+    "ClaimVerdict",
+    "ContextRecallOptions",
+    "ContextRecallScorer",
+    "RecallResult",
+    "create_context_recall_scorer",
+    "dedupe_claims",
+]
