@@ -56,17 +56,17 @@ if TYPE_CHECKING:
         create_context_relevance_scorer,
     )
     from .report.comparison import Comparison, compare_runs
-    from .runners.evals import EvalResult, ItemResult, run_evals
-    from .runners.local import LocalRunner
-    from .runners.ray_dataset import score_dataset
-    from .runners.ray_workers import RayOptions
-    from .runners.run import run_dataset
+    from .runs.claim_cache import ClaimCache
+    from .runs.evals import EvalResult, ItemResult, run_evals
+    from .runs.execute import run_dataset
+    from .runs.local import LocalRunner
+    from .runs.manifest import InputSpec
+    from .runs.ray_dataset import score_dataset
+    from .runs.ray_workers import RayOptions
+    from .runs.resolve import resolve_spec
+    from .runs.results import ItemRecord, read_results
+    from .runs.store import RunStore
     from .scorer.results import Status
-    from .spec.manifest import InputSpec
-    from .spec.resolve import resolve_spec
-    from .stores.claim_cache import ClaimCache
-    from .stores.results import ItemRecord, read_results
-    from .stores.run_store import RunStore
 
 # Each public name and the module it is imported from. A scorer's names come from its package,
 # which lists them in its own `__all__`.
@@ -89,21 +89,21 @@ _MODULES: dict[str, str] = {
     "RelevanceResult": "offline_recall.metrics.relevance",
     "ChunkRelevance": "offline_recall.metrics.relevance",
     "Status": "offline_recall.scorer.results",
-    "ClaimCache": "offline_recall.stores.claim_cache",
+    "ClaimCache": "offline_recall.runs.claim_cache",
     # runs: their spec, runners and stores
-    "run_evals": "offline_recall.runners.evals",
-    "EvalResult": "offline_recall.runners.evals",
-    "ItemResult": "offline_recall.runners.evals",
-    "resolve_spec": "offline_recall.spec.resolve",
+    "run_evals": "offline_recall.runs.evals",
+    "EvalResult": "offline_recall.runs.evals",
+    "ItemResult": "offline_recall.runs.evals",
+    "resolve_spec": "offline_recall.runs.resolve",
     "open_dataset": "offline_recall.data.dataset",
-    "InputSpec": "offline_recall.spec.manifest",
-    "run_dataset": "offline_recall.runners.run",
-    "LocalRunner": "offline_recall.runners.local",
-    "RunStore": "offline_recall.stores.run_store",
-    "score_dataset": "offline_recall.runners.ray_dataset",
-    "RayOptions": "offline_recall.runners.ray_workers",
-    "read_results": "offline_recall.stores.results",
-    "ItemRecord": "offline_recall.stores.results",
+    "InputSpec": "offline_recall.runs.manifest",
+    "run_dataset": "offline_recall.runs.execute",
+    "LocalRunner": "offline_recall.runs.local",
+    "RunStore": "offline_recall.runs.store",
+    "score_dataset": "offline_recall.runs.ray_dataset",
+    "RayOptions": "offline_recall.runs.ray_workers",
+    "read_results": "offline_recall.runs.results",
+    "ItemRecord": "offline_recall.runs.results",
     "compare_runs": "offline_recall.report.comparison",
     "Comparison": "offline_recall.report.comparison",
     # engines

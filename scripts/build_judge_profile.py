@@ -32,9 +32,9 @@ from offline_recall.judging.calibrate import SIGNAL_SETS, fit_profile
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.profile import save_profile
 from offline_recall.metrics.recall import ID as RECALL
-from offline_recall.runners.calibration import calibrate_sets
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.calibration import calibrate_sets
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wice" / "attribution_claim_oraclechunk_dev.jsonl"

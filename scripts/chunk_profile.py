@@ -18,9 +18,9 @@ from offline_recall.engines import ENGINES
 from offline_recall.judging.calibrate import SIGNAL_SETS
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.profile import save_profile
-from offline_recall.runners.calibration import calibrate
+from offline_recall.runs.calibration import calibrate
+from offline_recall.runs.resolve import resolve_spec
 from offline_recall.scorer.registry import SCORERS
-from offline_recall.spec.resolve import resolve_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -18,8 +18,8 @@ from offline_recall.cli import main
 from offline_recall.cli.score import resume_command
 from offline_recall.data.dataset import open_dataset, survey
 from offline_recall.engines import Failed, FakeEngine
-from offline_recall.stores.results import read_results
-from offline_recall.stores.run_store import RunStore
+from offline_recall.runs.results import read_results
+from offline_recall.runs.store import RunStore
 
 from .conftest import RECALL
 
@@ -45,8 +45,8 @@ def _score(data: Path, *args: str) -> Result:
 def no_model(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Every model resolved or started is recorded here; a test asserts there was none."""
     calls: list[object] = []
-    resolve = importlib.import_module("offline_recall.spec.resolve")
-    score = importlib.import_module("offline_recall.runners.scoring")
+    resolve = importlib.import_module("offline_recall.runs.resolve")
+    score = importlib.import_module("offline_recall.runs.session")
 
     def started(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
@@ -198,7 +198,7 @@ def test_a_run_with_nothing_left_to_score_loads_no_model(
 ) -> None:
     data = _jsonl(tmp_path / "data.jsonl", [{"groundTruth": PARIS, "context": [PARIS]}])
     assert _score(data).exit_code == 0
-    scoring = importlib.import_module("offline_recall.runners.scoring")
+    scoring = importlib.import_module("offline_recall.runs.session")
 
     def start(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a model was loaded")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from offline_recall import ContextRecallOptions, FakeEngine, create_context_recall_scorer
 from offline_recall.cli import main
 from offline_recall.engines import Failed
-from offline_recall.stores.claim_cache import ClaimCache
+from offline_recall.runs.claim_cache import ClaimCache
 
 from .conftest import EXAMPLE
 

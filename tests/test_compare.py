@@ -17,7 +17,7 @@ from offline_recall.errors import DatasetError
 from offline_recall.report.comparison import PairBy
 from offline_recall.report.comparison import compare_runs as compare_any
 from offline_recall.report.stats import bootstrap_mean, sign_test
-from offline_recall.stores.results import as_json_line
+from offline_recall.runs.results import as_json_line
 
 from .conftest import EXAMPLE, RECALL
 

@@ -14,7 +14,7 @@ from offline_recall import ItemRecord, RecallResult, Status
 from offline_recall.cli import main
 from offline_recall.report.ranking import rank_runs
 from offline_recall.report.stats import holm
-from offline_recall.stores.results import as_json_line
+from offline_recall.runs.results import as_json_line
 
 from .conftest import RECALL
 

@@ -18,9 +18,9 @@ from offline_recall import (
     Status,
     create_context_recall_scorer,
 )
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.scorer.inputs import ContextWarning
-from offline_recall.spec.resolve import resolve_run
 
 RECALL = "context-recall-scorer"
 TRUTH = "Paris is in France."

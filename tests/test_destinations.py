@@ -157,7 +157,7 @@ def test_a_symlinked_store_lock_is_refused_and_its_target_left_alone(tmp_path: P
 
 def test_the_store_lock_never_opens_a_link(tmp_path: Path) -> None:
     from offline_recall.errors import ConfigurationError
-    from offline_recall.stores.lock import StoreLock, lock_path
+    from offline_recall.runs.lock import StoreLock, lock_path
 
     victim = _victim(tmp_path)
     store = tmp_path / "s.run.sqlite"

@@ -21,11 +21,11 @@ from offline_recall.metrics.faithfulness import (
 from offline_recall.metrics.precision import ID as PRECISION
 from offline_recall.metrics.precision import ContextPrecisionScorer
 from offline_recall.metrics.recall import ID as RECALL
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.scorer import Scorer
 from offline_recall.scorer.construction import build_scorer
 from offline_recall.scorer.registry import SCORERS
-from offline_recall.spec.resolve import resolve_run
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPANY = [

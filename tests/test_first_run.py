@@ -16,9 +16,9 @@ from click.testing import CliRunner, Result
 from offline_recall import ContextRecallOptions, FakeEngine, Status, create_context_recall_scorer
 from offline_recall.cli import main
 from offline_recall.data.dataset import Row, open_dataset
-from offline_recall.runners.evals import ItemResult, run_evals
+from offline_recall.runs.evals import ItemResult, run_evals
+from offline_recall.runs.results import read_results
 from offline_recall.scorer.inputs import as_input
-from offline_recall.stores.results import read_results
 
 from .conftest import RECALL
 
@@ -54,7 +54,7 @@ def test_no_ground_truth_in_any_row_is_one_line_naming_the_fields_and_map(
     misspelled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built: list[object] = []
-    resolve = importlib.import_module("offline_recall.spec.resolve")
+    resolve = importlib.import_module("offline_recall.runs.resolve")
     monkeypatch.setattr(resolve, "resolve_run", lambda *a, **k: built.append(a))
     result = _score(misspelled)
     assert result.exit_code == 1

@@ -17,7 +17,7 @@ from offline_recall.data.dataset import Row, RowError, open_dataset
 from offline_recall.data.fields import parse_mapping
 from offline_recall.data.readers import decode_context_cell
 from offline_recall.errors import DatasetError
-from offline_recall.stores.results import read_results
+from offline_recall.runs.results import read_results
 
 from .conftest import EXAMPLE, RECALL
 

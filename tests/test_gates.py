@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from offline_recall.cli.summary import gate_failure
+from offline_recall.runs.summary import Summary
 from offline_recall.scorer.registry import RECALL
-from offline_recall.stores.summary import Summary
 
 PRECISION = "context-precision-scorer"
 

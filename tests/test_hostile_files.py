@@ -268,8 +268,8 @@ def test_a_hostile_server_reply_is_one_printable_line(body: bytes, shown: str) -
 
 
 def test_a_ray_shard_holding_a_transient_failure_is_scored_again(tmp_path: Path) -> None:
-    from offline_recall.stores.results import ItemRecord, read_results
-    from offline_recall.stores.shard_folder import ShardFolder
+    from offline_recall.runs.results import ItemRecord, read_results
+    from offline_recall.runs.shard_folder import ShardFolder
 
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps({**GOOD, "id": i}) + "\n" for i in range(2)))

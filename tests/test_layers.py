@@ -56,7 +56,7 @@ def upward(folder: str, above: tuple[str, ...]) -> dict[str, list[str]]:
 
 
 def test_relative_imports_are_resolved_to_the_modules_they_name() -> None:
-    found = imported_modules(PACKAGE / "stores" / "results.py")
+    found = imported_modules(PACKAGE / "runs" / "results.py")
     assert {
         "offline_recall.data.dataset",
         "offline_recall.scorer.registry",
@@ -68,9 +68,7 @@ def test_data_imports_no_scorer_run_report_or_engine() -> None:
     above = (
         "scorer",
         "metrics",
-        "spec",
-        "stores",
-        "runners",
+        "runs",
         "report",
         "cli",
         "engines",
@@ -80,7 +78,7 @@ def test_data_imports_no_scorer_run_report_or_engine() -> None:
 
 
 def test_engines_judging_the_kit_and_the_metrics_know_no_run() -> None:
-    above = ("spec", "stores", "runners", "report", "cli")
+    above = ("runs", "report", "cli")
     folders = ("engines", "judging", "scorer", "metrics")
     assert {f: upward(f, above) for f in folders} == {f: {} for f in folders}
 
@@ -99,16 +97,8 @@ def test_engines_and_judging_know_no_scorer() -> None:
     assert {f: upward(f, ("scorer", "metrics")) for f in folders} == {f: {} for f in folders}
 
 
-def test_the_run_spec_knows_no_store_runner_report_or_command() -> None:
-    assert upward("spec", ("stores", "runners", "report", "cli")) == {}
-
-
-def test_stores_know_no_runner_report_or_command() -> None:
-    assert upward("stores", ("runners", "report", "cli")) == {}
-
-
-def test_runners_know_no_report_or_command() -> None:
-    assert upward("runners", ("report", "cli")) == {}
+def test_runs_know_no_report_or_command() -> None:
+    assert upward("runs", ("report", "cli")) == {}
 
 
 def test_the_service_knows_no_report_or_command_and_no_run_package_knows_it() -> None:
@@ -119,9 +109,7 @@ def test_the_service_knows_no_report_or_command_and_no_run_package_knows_it() ->
         "judging",
         "scorer",
         "metrics",
-        "spec",
-        "stores",
-        "runners",
+        "runs",
         "report",
     )
     assert {f: upward(f, ("service",)) for f in below} == {f: {} for f in below}

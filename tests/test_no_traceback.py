@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from offline_recall.cli import main
-from offline_recall.stores import run_store
-from offline_recall.stores.lock import StoreLock
+from offline_recall.runs import store as run_store
+from offline_recall.runs.lock import StoreLock
 
 ROWS = 40
 

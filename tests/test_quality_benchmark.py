@@ -205,8 +205,8 @@ def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     )
     from offline_recall.judging.profile import threshold_profile
     from offline_recall.metrics.recall import ContextRecallScorer
-    from offline_recall.runners.scoring import Scoring
-    from offline_recall.spec.resolve import resolve_run
+    from offline_recall.runs.resolve import resolve_run
+    from offline_recall.runs.session import Scoring
 
     _tiny_data(tmp_path)
     # The fake engine answers P(yes) = the share of the claim's content words in the context,

@@ -25,7 +25,7 @@ from offline_recall.cli import main
 from offline_recall.report import stats
 from offline_recall.report.html import report_chunks
 from offline_recall.report.views import readable_list, report_view
-from offline_recall.stores.results import iter_results
+from offline_recall.runs.results import iter_results
 
 from .conftest import EXAMPLE, RECALL
 

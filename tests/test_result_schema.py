@@ -10,8 +10,8 @@ import pyarrow as pa
 import pytest
 
 from offline_recall.frozen import Frozen
-from offline_recall.stores.arrow import arrow_fields, arrow_type
-from offline_recall.stores.results import parquet_schema
+from offline_recall.runs.arrow import arrow_fields, arrow_type
+from offline_recall.runs.results import parquet_schema
 
 COMMON = [
     ("scorer", pa.string()),

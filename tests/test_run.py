@@ -12,14 +12,14 @@ from click.testing import CliRunner
 
 from offline_recall.cli import main
 from offline_recall.data.dataset import Dataset, open_dataset
-from offline_recall.runners.local import LocalRunner, RunProgress
-from offline_recall.runners.run import ResultStore, run_dataset
-from offline_recall.spec.manifest import InputSpec, RunIdentity, RunManifest
-from offline_recall.spec.resolve import resolve_spec
-from offline_recall.spec.run_spec import RunSpec
-from offline_recall.stores.results import ItemRecord, OutputFormat
-from offline_recall.stores.run_store import RunStore, default_store_path, manifest_path
-from offline_recall.stores.summary import Summary
+from offline_recall.runs.execute import ResultStore, run_dataset
+from offline_recall.runs.local import LocalRunner, RunProgress
+from offline_recall.runs.manifest import InputSpec, RunIdentity, RunManifest
+from offline_recall.runs.resolve import resolve_spec
+from offline_recall.runs.results import ItemRecord, OutputFormat
+from offline_recall.runs.spec import RunSpec
+from offline_recall.runs.store import RunStore, default_store_path, manifest_path
+from offline_recall.runs.summary import Summary
 
 from .conftest import EXAMPLE
 

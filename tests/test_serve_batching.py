@@ -11,7 +11,7 @@ import pytest
 
 from offline_recall import FakeEngine
 from offline_recall.data.dataset import Row
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.session import Scoring
 from offline_recall.scorer.results import Progress, ScoreResult, ScorerInput, Status
 from offline_recall.service.batcher import (
     Batcher,

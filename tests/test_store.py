@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from offline_recall.cli import main
-from offline_recall.stores.run_store import RunStore, default_store_path, manifest_path
+from offline_recall.runs.store import RunStore, default_store_path, manifest_path
 
 from .conftest import EXAMPLE, RECALL, recall
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from offline_recall.errors import ConfigurationError
-from offline_recall.stores.lock import lock_path
-from offline_recall.stores.run_store import RunStore
+from offline_recall.runs.lock import lock_path
+from offline_recall.runs.store import RunStore
 
 DRIVER = """
 import dataclasses, os, sys, time

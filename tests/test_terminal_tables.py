@@ -11,9 +11,9 @@ from rich.console import Console
 from offline_recall.cli import main
 from offline_recall.cli.summary import summary_table
 from offline_recall.metrics.recall import ID as RECALL
+from offline_recall.runs.resolve import resolve_spec
+from offline_recall.runs.summary import Tally
 from offline_recall.scorer.results import Status
-from offline_recall.spec.resolve import resolve_spec
-from offline_recall.stores.summary import Tally
 
 ROOT = Path(__file__).resolve().parents[1]
 

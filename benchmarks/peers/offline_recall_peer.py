@@ -30,9 +30,9 @@ from offline_recall import PrecisionResult, Status, load_manifest
 from offline_recall.judging.profile import JudgeProfile, threshold_profile
 from offline_recall.metrics.precision import ContextPrecisionScorer
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.scorer.results import ScorerInput
-from offline_recall.spec.resolve import resolve_run
 
 RECALL = ContextRecallScorer.id
 PRECISION = ContextPrecisionScorer.id

@@ -70,8 +70,8 @@ from offline_recall.judging.signals import lexical_signals
 from offline_recall.metrics.claims.rules import dedupe_claims
 from offline_recall.metrics.faithfulness.reading import _clauses
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.text import split_sentences
 
 Cutter = Callable[[str], list[str]]

@@ -62,8 +62,8 @@ from offline_recall import ContextRecallOptions, FakeEngine, create_context_reca
 from offline_recall.engines import Failed
 from offline_recall.judging.signals import lexical_signals
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.text import split_sentences
 
 Lines = list[tuple[str, str]]

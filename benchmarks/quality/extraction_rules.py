@@ -36,8 +36,8 @@ from offline_recall import Engine
 from offline_recall.engines import ENGINES, Failed
 from offline_recall.metrics.claims.rules import reverses_its_text, single_claim
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.text import split_sentences
 
 

@@ -31,9 +31,9 @@ from benchmarks.quality.quality_metrics import (
 from offline_recall import PrecisionResult
 from offline_recall.judging.signals import word_overlap
 from offline_recall.metrics.precision import ContextPrecisionScorer, average_precision
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.scorer.results import ScorerInput
-from offline_recall.spec.resolve import resolve_run
 
 PRECISION = "context-precision-scorer"
 

@@ -80,9 +80,9 @@ from offline_recall.engines import ENGINES
 from offline_recall.judging.profile import ProfileOrigin, load_profile
 from offline_recall.judging.signals import word_overlap
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
-from offline_recall.spec.run_spec import RunSpec
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
+from offline_recall.runs.spec import RunSpec
 
 Value = float | int | str | None
 A = TypeVar("A")

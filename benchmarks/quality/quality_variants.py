@@ -25,9 +25,9 @@ from benchmarks.quality.recall import Pair, extract_claims, judged, model_p_yes,
 from offline_recall import Engine
 from offline_recall.engines import Failed
 from offline_recall.judging.signals import word_overlap
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_recorded
-from offline_recall.spec.run_spec import RunSpec
+from offline_recall.runs.resolve import resolve_recorded
+from offline_recall.runs.session import Scoring
+from offline_recall.runs.spec import RunSpec
 
 Item = tuple[str, Sequence[str]]  # (ground truth, contexts)
 

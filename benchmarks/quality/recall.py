@@ -18,7 +18,7 @@ from offline_recall.judging.judge import Question
 from offline_recall.judging.judge import model_p_yes as asked_p_yes
 from offline_recall.metrics.claims.rules import dedupe_claims
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.session import Scoring
 
 Pair = tuple[str, str]
 """(context, claim)"""

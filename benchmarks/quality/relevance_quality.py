@@ -29,9 +29,9 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.quality.quality_metrics import auroc, balanced_accuracy, tune_threshold
 from offline_recall.judging.signals import word_overlap
 from offline_recall.metrics.relevance import ContextRelevanceScorer, Level, RelevanceResult
-from offline_recall.runners.scoring import Scoring
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.scorer.results import ScorerInput
-from offline_recall.spec.resolve import resolve_run
 
 RELEVANCE = "context-relevance-scorer"
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"

@@ -165,7 +165,7 @@ def score(data: Path, out: Path, backend: str, env: dict[str, str]) -> float:
 
 def means(path: Path) -> tuple[float | None, float | None, int]:
     """Mean recall and precision over the rows each scored, and the rows that failed."""
-    from offline_recall.stores.results import read_results
+    from offline_recall.runs.results import read_results
 
     records = read_results(path)
     out: list[float | None] = []

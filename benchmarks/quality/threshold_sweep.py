@@ -26,8 +26,8 @@ from benchmarks.quality.recall import extract_claims, recall_scorer
 from offline_recall.engines import Failed
 from offline_recall.judging.profile import load_profile
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 from offline_recall.text import split_sentences
 
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55)

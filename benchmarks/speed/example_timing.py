@@ -21,8 +21,8 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.quality.recall import extract_claims, model_p_yes, recall_scorer
 from offline_recall import Status, open_dataset
 from offline_recall.data.dataset import Row
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "offline_recall" / "examples" / "example.jsonl"
 

@@ -88,8 +88,8 @@ def driver_steps(data: Path, out: Path) -> tuple[float, float, float]:
     it into shards, and writing the result file (with the summary) from the shards."""
     from offline_recall import open_dataset, resolve_spec
     from offline_recall.data.shards import plan_shards
-    from offline_recall.stores.results import OutputFormat
-    from offline_recall.stores.shard_folder import ShardFolder, default_shards_path
+    from offline_recall.runs.results import OutputFormat
+    from offline_recall.runs.shard_folder import ShardFolder, default_shards_path
 
     folder = ShardFolder(default_shards_path(out))
     size = json.loads((folder.path / "run.json").read_text())["shard_rows"]

@@ -43,8 +43,8 @@ from benchmarks.quality.recall import extract_claims, model_p_yes, recall_scorer
 from benchmarks.speed.throughput import ROSE, load_items
 from offline_recall import load_manifest, model_dir
 from offline_recall.engines.vllm import native_dtype
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 
 COUNTERS = {
     "vllm:request_success_total": "requests",

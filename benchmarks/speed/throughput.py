@@ -53,8 +53,8 @@ from benchmarks.quality.recall import Pair, extract_claims, model_p_yes, recall_
 from offline_recall import Engine, create_engine
 from offline_recall.engines.vllm import native_dtype
 from offline_recall.judging.judge import Question
-from offline_recall.runners.scoring import Scoring
-from offline_recall.spec.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
 
 LOOKUP_TOKENS = 4
 ROSE = data.DATA / data.ROSE_E2E

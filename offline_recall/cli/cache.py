@@ -8,7 +8,7 @@ from ..engines.probed import ProbedServers
 from ..engines.weights import clear_interrupted
 from ..paths import cache_root
 from ..printable import printable
-from ..stores.claim_cache import ClaimCache
+from ..runs.claim_cache import ClaimCache
 from ..urls import shown_url
 from . import COMMANDS
 

@@ -15,11 +15,11 @@ from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
 from ..judging.profile import save_profile, user_profile_path
 from ..printable import printable
-from ..runners.calibration import Calibration
-from ..runners.calibration import calibrate as fit
-from ..runners.scoring import Scoring
+from ..runs.calibration import Calibration
+from ..runs.calibration import calibrate as fit
+from ..runs.resolve import resolve_run
+from ..runs.session import Scoring
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
-from ..spec.resolve import resolve_run
 from . import COMMANDS
 from .options import model_and_engine, model_files, parse_engine_options
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,16 +14,16 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..data.dataset import Dataset
-    from ..runners.ray_workers import RayOptions
-    from ..runners.run import RunOutcome
-    from ..spec.manifest import InputSpec
-    from ..spec.resolve import ResolvedRun
+    from ..runs.execute import RunOutcome
+    from ..runs.manifest import InputSpec
+    from ..runs.ray_workers import RayOptions
+    from ..runs.resolve import ResolvedRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
-class Runner:
+class RunnerChoice:
     """Where `score` runs: here, or on Ray (with how, and where its shards go)."""
 
     ray: RayOptions | None = None
@@ -32,29 +31,38 @@ class Runner:
     merge: bool = True
 
 
-def runner_options(command: F) -> F:
-    """`--runner local|ray` and the Ray run's options, given to the command as `runner`."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        name = kwargs.pop("runner")
-        options = {k: kwargs.pop(k) for k in ("ray_address", "workers", "gpus", "cpus")}
-        shards, merge = kwargs.pop("shards"), kwargs.pop("merge")
-        ray = None
-        if name == "ray":
-            from ..runners.ray_workers import RayOptions
-
-            ray = RayOptions(
-                address=options["ray_address"],
-                workers=options["workers"],
-                gpus_per_worker=options["gpus"],
-                cpus_per_worker=options["cpus"],
-                claim_cache=not kwargs["no_cache"],
-            )
-        elif shards is not None or not merge or options["ray_address"] is not None:
+def choose_runner(
+    runner: str,
+    ray_address: str | None,
+    workers: int,
+    gpus: float,
+    cpus: float,
+    shards: Path | None,
+    merge: bool,
+    *,
+    claim_cache: bool,
+) -> RunnerChoice:
+    """Where `score` runs, from `--runner` and the Ray run's options; a Ray option without
+    `--runner ray` is refused."""
+    if runner != "ray":
+        if shards is not None or not merge or ray_address is not None:
             raise click.ClickException("--shards, --no-merge and --ray-address need --runner ray")
-        return command(*args, runner=Runner(ray=ray, shards=shards, merge=merge), **kwargs)
+        return RunnerChoice()
+    from ..runs.ray_workers import RayOptions
 
+    ray = RayOptions(
+        address=ray_address,
+        workers=workers,
+        gpus_per_worker=gpus,
+        cpus_per_worker=cpus,
+        claim_cache=claim_cache,
+    )
+    return RunnerChoice(ray=ray, shards=shards, merge=merge)
+
+
+def runner_options(command: F) -> F:
+    """`--runner local|ray` and the Ray run's options, given to the command as they are
+    (`choose_runner` reads them); the command itself is not wrapped."""
     for option in reversed(
         [
             click.option(
@@ -110,8 +118,8 @@ def runner_options(command: F) -> F:
             ),
         ]
     ):
-        wrapper = option(wrapper)
-    return wrapper  # type: ignore[return-value]
+        command = option(command)
+    return command
 
 
 class _ShardBar:
@@ -183,7 +191,7 @@ class _ShardBar:
 
 
 def score_on_ray(
-    runner: Runner,
+    runner: RunnerChoice,
     run: ResolvedRun,
     dataset: Dataset,
     given: InputSpec,
@@ -194,9 +202,9 @@ def score_on_ray(
 ) -> RunOutcome:
     """Score `dataset` on Ray into its shard folder, then write `out` from the shards (unless
     --no-merge). Returns the run's outcome: every record in it when `form` is a table."""
-    from ..runners.ray_shards import ShardRunner
-    from ..runners.run import run_dataset
-    from ..stores.shard_folder import ShardFolder, default_shards_path
+    from ..runs.execute import run_dataset
+    from ..runs.ray_shards import ShardRunner
+    from ..runs.shard_folder import ShardFolder, default_shards_path
 
     assert runner.ray is not None
     folder = ShardFolder(runner.shards or default_shards_path(out or Path("results.jsonl")))

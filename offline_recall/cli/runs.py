@@ -13,11 +13,11 @@ from ..engines.server import refused_credentials
 from ..printable import printable
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
-from ..runners.verify import Contact, verify_run
+from ..runs.manifest import RunManifest
+from ..runs.results import ItemRecord, read_results
+from ..runs.store import manifest_path, read_manifest, run_files
+from ..runs.verify import Contact, verify_run
 from ..scorer.registry import RECALL, SCORERS
-from ..spec.manifest import RunManifest
-from ..stores.results import ItemRecord, read_results
-from ..stores.run_store import manifest_path, read_manifest, run_files
 from ..urls import credentials_in
 from . import COMMANDS
 from .options import parse_scorers
@@ -192,7 +192,7 @@ def report(results: Path, out: Path) -> None:
     """Write a self-contained HTML report of a scored run (a file written by `score`)."""
     from ..report.html import report_chunks
     from ..report.views import report_view
-    from ..stores.results import iter_results, readable_twice
+    from ..runs.results import iter_results, readable_twice
 
     check_destinations([("--out", out)], run_files("RESULTS", results))
     # Two passes over the file, neither holding it: the summary of every row, then the items.

@@ -25,19 +25,19 @@ from .options import (
     parse_fail_under,
     parse_scorers,
 )
-from .ray_run import Runner, runner_options, score_on_ray
+from .ray_run import choose_runner, runner_options, score_on_ray
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..data.dataset import Dataset
-    from ..runners.run import RunOutcome
-    from ..spec.run_spec import RunSpec
+    from ..runs.execute import RunOutcome
+    from ..runs.spec import RunSpec
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     """Where results go and in which form: the format follows --out's extension unless given."""
-    from ..stores.results import OutputFormat, output_format
+    from ..runs.results import OutputFormat, output_format
 
     if fmt == "table":
         return out, "table"
@@ -141,7 +141,13 @@ def score(
     restart: bool,
     no_cache: bool,
     no_judge_note: bool,
-    runner: Runner,
+    runner: str,
+    ray_address: str | None,
+    workers: int,
+    gpus: float,
+    cpus: float,
+    shards: Path | None,
+    merge: bool,
 ) -> None:
     """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
 
@@ -159,15 +165,18 @@ def score(
     from ..data.dataset import open_dataset
     from ..data.destinations import check_destinations
     from ..data.fields import parse_mapping
-    from ..stores.run_store import default_store_path
+    from ..runs.store import default_store_path
 
     started = time.perf_counter()
+    where = choose_runner(
+        runner, ray_address, workers, gpus, cpus, shards, merge, claim_cache=not no_cache
+    )
     scorers = parse_scorers(",".join(scorer_list))
     gates = parse_fail_under(fail_under, scorers, scale)
     if max_failed is None and gates:
         max_failed = 0
     out, form = _output(out, fmt)
-    if store_path is None and out is not None and runner.ray is None:
+    if store_path is None and out is not None and where.ray is None:
         store_path = default_store_path(out)
     read = {str(data): data} | model_files("--model", model)
     check_destinations(
@@ -183,12 +192,12 @@ def score(
     from rich.text import Text
 
     from ..judging.disclosure import NOTE, is_lexical_rule
-    from ..runners.local import LocalRunner
-    from ..runners.run import run_dataset
-    from ..spec.manifest import InputSpec
-    from ..spec.resolve import resolve_run
-    from ..stores.claim_cache import ClaimCache
-    from ..stores.run_store import RunStore
+    from ..runs.claim_cache import ClaimCache
+    from ..runs.execute import run_dataset
+    from ..runs.local import LocalRunner
+    from ..runs.manifest import InputSpec
+    from ..runs.resolve import resolve_run
+    from ..runs.store import RunStore
     from .progress import LOADING, RunBar
     from .summary import profile_line
 
@@ -213,14 +222,14 @@ def score(
     ):
         note = f"note: {NOTE} (--no-judge-note hides this)"
         console.print(Text(note, style="yellow"), soft_wrap=True)
-    given = InputSpec.of(data, fields, context_sep)
+    given = InputSpec.of(data, fields, context_sep, dataset.sha256)
 
-    if runner.ray is not None:
+    if where.ray is not None:
         if store_path is not None:
             raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
         with _resumable(console, "the run's shards"):
-            ray = score_on_ray(runner, run, dataset, given, out, form, restart, console)
-        written = out if runner.merge else None
+            ray = score_on_ray(where, run, dataset, given, out, form, restart, console)
+        written = out if where.merge else None
         _report(console, started, form, ray, spec, written, gates, max_failed, dataset.where)
         return
     cache = None if no_cache else ClaimCache()
@@ -266,7 +275,7 @@ def _resumable(console: Console, store: str | None) -> Iterator[None]:
     does; None for `store`: the run keeps none."""
     from rich.text import Text
 
-    from ..runners.run import Interrupted
+    from ..runs.execute import Interrupted
 
     try:
         yield
@@ -324,7 +333,7 @@ def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
 def _destinations(out: Path | None, store: Path | None) -> list[tuple[str, Path]]:
     """Every file a run writes: the results, the manifest beside them, the store, its log and
     its lock."""
-    from ..stores.run_store import manifest_path, store_files
+    from ..runs.store import manifest_path, store_files
 
     paths: list[tuple[str, Path]] = []
     if out is not None:

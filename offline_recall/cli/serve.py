@@ -132,11 +132,11 @@ def serve(
     from rich.text import Text
 
     from ..judging.disclosure import NOTE, is_lexical_rule
-    from ..runners.scoring import Scoring
+    from ..runs.resolve import resolve_run
+    from ..runs.session import Scoring
     from ..service.app import Settings, service_app
     from ..service.batcher import Batcher, Worker
     from ..service.listen import bind, serve_socket, url_of
-    from ..spec.resolve import resolve_run
     from .summary import profile_line
 
     console = Console(stderr=True)

@@ -10,11 +10,11 @@ from rich.text import Text
 
 from ..judging.profile import ProfileOrigin
 from ..printable import printable
+from ..runs.results import ItemRecord
+from ..runs.spec import RunSpec, ScorerSpec
+from ..runs.summary import Summary
 from ..scorer.registry import scorer_kind
 from ..scorer.results import Status
-from ..spec.run_spec import RunSpec, ScorerSpec
-from ..stores.results import ItemRecord
-from ..stores.summary import Summary
 
 
 def profile_line(scorer: ScorerSpec) -> str:

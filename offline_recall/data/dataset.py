@@ -14,17 +14,13 @@ from ..errors import DatasetError
 from .fields import FIELDS, Detection, FieldMap, detect, ground_truth_value
 from .readers import (
     InputFormat,
-    csv_reader,
-    csv_records,
+    Record,
     decode_context_cell,
     input_format,
-    json_array,
-    jsonl_count,
-    jsonl_records,
-    parquet_file,
     records,
     refused_value,
 )
+from .scan import scan
 
 DETECTION_SAMPLE = 1000
 """Records of a JSON Lines file whose keys are read to detect its field names."""
@@ -209,6 +205,10 @@ class Dataset:
     context_separator: str | None = None
     context_required: bool = True
     """Whether a record without a context is an error (a scorer of the run reads it)."""
+    sha256: str | None = None
+    """The sha256 of the file's bytes, taken as it was opened."""
+    head: tuple[Record, ...] = ()
+    """The first records, kept as the file was opened: a survey reads them again for free."""
 
     @property
     def reader(self) -> RowReader:
@@ -224,6 +224,17 @@ class Dataset:
         reader = self.reader
         for number, record in records(self.detection.format, self.path):
             yield reader.row(number, record)
+
+    def first_rows(self) -> Iterator[Row | RowError]:
+        """Every row in order, as `rows` gives them, the first from the records kept when the
+        file was opened: the file is read again only past them."""
+        reader = self.reader
+        for number, record in self.head:
+            yield reader.row(number, record)
+        if len(self.head) < self.total:
+            rest = islice(records(self.detection.format, self.path), len(self.head), None)
+            for number, record in rest:
+                yield reader.row(number, record)
 
 
 def holds(value: Any) -> bool:
@@ -262,7 +273,7 @@ def survey(dataset: Dataset, wanted: Collection[Collection[str]] = ()) -> Survey
     read = scorable = 0
     present: set[str] = set()
     refused: list[RowError] = []
-    for row in dataset.rows():
+    for row in dataset.first_rows():
         read += 1
         if isinstance(row, RowError):
             if len(refused) < FIRST_REFUSED:
@@ -292,33 +303,6 @@ def require_context(detection: Detection, columns: list[str], name: str) -> None
         )
 
 
-def _keys_and_total(fmt: InputFormat, path: Path) -> tuple[list[list[str]], int]:
-    """The keys of each sampled record (a table's columns, once), and the number of records."""
-    if fmt == InputFormat.PARQUET:
-        parquet = parquet_file(path)
-        return [list(parquet.schema_arrow.names)], int(parquet.metadata.num_rows)
-    if fmt == InputFormat.CSV:
-        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
-            columns = list(csv_reader(f).fieldnames or [])
-        twice = sorted({c for c in columns if columns.count(c) > 1})
-        if twice:
-            raise DatasetError(
-                f"{path.name}: the header names {', '.join(map(repr, twice))} more than once; "
-                "give each column its own name"
-            )
-        return [columns], sum(1 for _ in csv_records(path))
-    if fmt == InputFormat.JSON:
-        items = json_array(path)
-        sample = [i for i in items[:DETECTION_SAMPLE] if isinstance(i, dict)]
-        total = len(items)
-    else:
-        sample = [
-            r for _, r in islice(jsonl_records(path), DETECTION_SAMPLE) if isinstance(r, dict)
-        ]
-        total = jsonl_count(path)
-    return [list(record) for record in sample], total
-
-
 def open_dataset(
     path: Path,
     mapping: Mapping[str, str] | None = None,
@@ -334,10 +318,16 @@ def open_dataset(
             f"{path}: not a regular file; a FIFO or device cannot be read twice (once to count "
             "its rows, once to score them): save it to a file first"
         )
-    sample, total = _keys_and_total(fmt, path)
-    columns = list(dict.fromkeys(k for keys in sample for k in keys))
-    tabular = fmt in (InputFormat.CSV, InputFormat.PARQUET)
-    detection = detect(fmt, columns, mapping or {}, () if tabular else sample)
+    found = scan(fmt, path)
+    if found.columns is not None:
+        sample: list[dict[str, Any]] = []
+        columns = found.columns
+    else:
+        sample = [r for _, r in found.head[:DETECTION_SAMPLE] if isinstance(r, dict)]
+        columns = list(dict.fromkeys(k for record in sample for k in record))
+    detection = detect(fmt, columns, mapping or {}, sample)
     if context_required:
         require_context(detection, columns, path.name)
-    return Dataset(path, detection, total, context_separator, context_required)
+    return Dataset(
+        path, detection, found.total, context_separator, context_required, found.sha256, found.head
+    )

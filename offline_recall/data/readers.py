@@ -227,11 +227,16 @@ class Unreadable(NamedTuple):
 def json_array(path: Path) -> list[Any]:
     """The items of a JSON array file; an item nested too deep to parse is that item's error
     (an `Unreadable`), the rest still read."""
-    text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")
+    return json_items(path.read_text(encoding="utf-8-sig", errors="surrogateescape"), path.name)
+
+
+def json_items(text: str, name: str) -> list[Any]:
+    """The items of the JSON array `text`, read from the file `name`, as `json_array` reads
+    them."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise DatasetError(f"{path.name}: not valid JSON: {json_error(e)}") from e
+        raise DatasetError(f"{name}: not valid JSON: {json_error(e)}") from e
     except RecursionError:
         data = []
         for item in _array_items(text):
@@ -241,17 +246,22 @@ def json_array(path: Path) -> list[Any]:
                 data.append(Unreadable(str(e)))
     if not isinstance(data, list):
         raise DatasetError(
-            f"{path.name}: expected a JSON array of objects; one object per line is .jsonl"
+            f"{name}: expected a JSON array of objects; one object per line is .jsonl"
         )
     return data
 
 
-def json_records(path: Path) -> Iterator[Record]:
-    for number, item in enumerate(json_array(path), start=1):
+def json_item_records(items: list[Any]) -> Iterator[Record]:
+    """The records of a JSON array's items, numbered from 1."""
+    for number, item in enumerate(items, start=1):
         if isinstance(item, Unreadable):
             yield number, item.reason
         else:
             yield number, item if isinstance(item, dict) else "expected a JSON object"
+
+
+def json_records(path: Path) -> Iterator[Record]:
+    yield from json_item_records(json_array(path))
 
 
 def csv_reader(f: Any, fieldnames: Sequence[str] | None = None) -> csv.DictReader[str]:

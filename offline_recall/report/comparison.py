@@ -10,9 +10,9 @@ from typing import Any
 
 from ..errors import DatasetError
 from ..frozen import Frozen
+from ..runs.results import ItemRecord
 from ..scorer.registry import SCORERS
 from ..scorer.results import Judgment
-from ..stores.results import ItemRecord
 from .highlight import closest_chunk
 from .stats import Interval, bootstrap_mean, sign_test
 

@@ -7,7 +7,7 @@ from functools import cache
 
 import jinja2
 
-from ..stores.results import ItemRecord
+from ..runs.results import ItemRecord
 from .comparison import Comparison
 from .highlight import highlight_excerpt
 from .ranking import Ranking

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from ..runs.results import ItemRecord
 from ..scorer.results import ScoreResult, Status
-from ..stores.results import ItemRecord
 
 MISSED = 10
 """Claims listed as the most missed."""

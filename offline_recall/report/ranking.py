@@ -8,8 +8,8 @@ from typing import Any
 
 from ..errors import DatasetError
 from ..frozen import Frozen
+from ..runs.results import ItemRecord
 from ..scorer.registry import SCORERS
-from ..stores.results import ItemRecord
 from .comparison import TIE, PairBy, _ids_usable, _key, record_mismatch
 from .stats import Interval, bootstrap_mean, holm, sign_test
 

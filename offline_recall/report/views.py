@@ -10,10 +10,10 @@ from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
 from ..judging.disclosure import note_for_digests
+from ..runs.results import ItemRecord
+from ..runs.summary import Summary, Tally
 from ..scorer.registry import SCORERS
 from ..scorer.results import ScoreResult, Status
-from ..stores.results import ItemRecord
-from ..stores.summary import Summary, Tally
 from .highlight import closest_chunk, highlight_excerpt
 from .insights import APART, Missed, MissedClaims, Places, Scatter
 from .stats import Interval, bootstrap_mean

@@ -2,7 +2,7 @@
 
 `offline-recall serve` resolves a run as `score` does (model, engine, scorers, judge profiles),
 starts its engine once, and scores each request's run through the same rows-to-results path as
-`score` (`runners.local.score_rows`), so a served result is the one `score` writes for the
+`score` (`runs.local.score_window`), so a served result is the one `score` writes for the
 same row. Requests that arrive together are scored together: one worker feeds the engine in
 batches (`batcher.py`). What a request may hold and how it is read is in `requests.py`; the
 HTTP side (routes, bearer token, size bound, health) in `app.py`; listening in `listen.py`.

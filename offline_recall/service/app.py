@@ -25,8 +25,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..frozen import Frozen
+from ..runs.spec import RunSpec
 from ..scorer.registry import SCORERS, scorer_kind
-from ..spec.run_spec import RunSpec
 from .batcher import Batcher, ScoringFailed, ServiceStopping
 from .requests import RequestError, ScoreRequest, read_request
 

@@ -5,7 +5,7 @@ The engine is used from one thread only (the worker's, which also started it), s
 are not thread-safe are safe here. A request waits in the queue while a batch scores; when the
 worker is free it takes what is queued, waiting up to `wait` seconds for requests still being
 read to join (none when none is), and scores up to `size` runs together, grouped by scorer,
-through the path `score` takes (`runners.local.score_rows`). A request whose client went away
+through the path `score` takes (`runs.local.score_window`). A request whose client went away
 before its batch started is dropped from it; one whose batch fails gets the failure as its own
 answer.
 """
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..data.dataset import Row
-from ..runners.local import score_rows
-from ..runners.scoring import Scoring
+from ..runs.local import score_window
+from ..runs.session import Scoring
 from ..scorer.results import ScoreResult
 
 T = TypeVar("T")
@@ -83,7 +83,7 @@ def score_batch(
         alone = dataclasses.replace(scoring, scorers={sid: scoring.scorers[sid]})
         rows = [runs[i][1].model_copy(update={"line": n}) for n, i in enumerate(indexes, start=1)]
         try:
-            records = list(score_rows(alone, rows, spec_digest))
+            records = score_window(alone, rows, spec_digest)
         except Exception as e:
             failed = ScoringFailed(f"scoring failed: {type(e).__name__}: {e}")
             for i in indexes:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import ConfigurationError
 from ..scorer.inputs import input_fields
 from ..scorer.results import Scorer, ScoreResult, ScorerInput
-from ..stores.summary import Summary, Tally, windows
+from .summary import Summary, Tally, windows
 
 WINDOW = 16
 """Items scored together: their prompts go to the engine as one batch."""

@@ -24,7 +24,7 @@ from ..scorer.construction import refuse_judge
 from ..scorer.judge_setup import resolve_setup
 from ..scorer.registry import RECALL, scorer_kind
 from .differences import installed_versions
-from .run_spec import EngineSpec, JudgeSpec, RunSpec, ScorerSpec
+from .spec import EngineSpec, JudgeSpec, RunSpec, ScorerSpec
 
 
 @dataclass(frozen=True)

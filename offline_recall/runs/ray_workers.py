@@ -2,7 +2,7 @@
 
 Each worker (a Ray actor) builds the engine and scorers from the serialised run spec once, on
 its GPUs when it has some, and scores its rows through the same batched path as the local
-runner (`score_rows`, a window at a time), so a row's record is the one the local runner
+runner (`score_window`, a window at a time), so a row's record is the one the local runner
 writes. `score_shards` is what `offline-recall score --runner ray` runs: the input file cut into
 shards (`data.shards`), read by Ray tasks, each shard scored by one worker and committed as one
 Parquet file (`ShardFolder`); shards committed earlier are not read again. `ray_dataset`
@@ -37,15 +37,15 @@ from ..data.shards import Shard, ShardPlan, read_shards
 from ..engines import engine_kind
 from ..errors import ConfigurationError, MissingExtraError, OfflineRecallError
 from ..frozen import Frozen
-from ..spec.differences import installed_versions
-from ..spec.resolve import resolve_recorded
-from ..spec.run_spec import RunSpec
-from ..stores.claim_cache import ClaimCache
-from ..stores.results import ItemRecord
-from ..stores.shard_folder import ShardFolder
-from ..stores.summary import windows
-from .local import score_rows
-from .scoring import Scoring
+from .claim_cache import ClaimCache
+from .differences import installed_versions
+from .local import score_window
+from .resolve import resolve_recorded
+from .results import ItemRecord
+from .session import Scoring
+from .shard_folder import ShardFolder
+from .spec import RunSpec
+from .summary import windows
 
 RAY_INSTALL = "pip install 'offline-recall[ray]'"
 MAX_READERS = 8
@@ -152,7 +152,7 @@ class Worker:
         return [
             record
             for window in windows(rows, scoring.window)
-            for record in score_rows(scoring, window, self._digest)
+            for record in score_window(scoring, window, self._digest)
         ]
 
 

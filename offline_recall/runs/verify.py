@@ -14,17 +14,17 @@ from ..engines.wheel_parts import sha256_file
 from ..errors import ConfigurationError, DatasetError
 from ..printable import printable
 from ..scorer.registry import reads_context
-from ..spec.differences import installed_versions
-from ..spec.manifest import RunManifest
-from ..spec.resolve import resolve_recorded
-from ..spec.run_spec import EngineSpec, RunSpec
-from ..stores.results import ItemRecord, as_json_line, read_results
-from ..stores.run_store import RunStore, default_store_path, manifest_path, read_manifest
-from ..stores.shard_folder import ShardFolder
-from ..stores.summary import windows
 from ..urls import shown_url
-from .local import RunProgress, score_rows
-from .scoring import Scoring
+from .differences import installed_versions
+from .local import RunProgress, score_window
+from .manifest import RunManifest
+from .resolve import resolve_recorded
+from .results import ItemRecord, as_json_line, read_results
+from .session import Scoring
+from .shard_folder import ShardFolder
+from .spec import EngineSpec, RunSpec
+from .store import RunStore, default_store_path, manifest_path, read_manifest
+from .summary import windows
 
 
 class Difference(BaseModel):
@@ -184,7 +184,7 @@ def verify_run(
         for window in windows(rows, scoring.window):
             if progress is not None:
                 progress.window(len(window))
-            for now in score_rows(scoring, window, spec.digest, progress):
+            for now in score_window(scoring, window, spec.digest, progress):
                 recorded = by_line[now.line]
                 if as_json_line(now) == as_json_line(recorded):
                     identical += 1

@@ -9,14 +9,14 @@ from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
 from ..scorer.results import Progress, ScoreResult, ScorerInput
-from ..spec.manifest import RunIdentity, RunManifest
-from ..spec.resolve import ResolvedRun
-from ..stores.claim_cache import ClaimCache
-from ..stores.results import ItemRecord, OutputFormat
-from ..stores.run_store import RunStore
-from ..stores.summary import Summary, windows
-from .run import Say
-from .scoring import Scoring
+from .claim_cache import ClaimCache
+from .execute import Say
+from .manifest import RunIdentity, RunManifest
+from .resolve import ResolvedRun
+from .results import ItemRecord, OutputFormat
+from .session import Scoring
+from .store import RunStore
+from .summary import Summary, windows
 
 
 class RunProgress(Protocol):
@@ -44,15 +44,15 @@ def _stages(progress: RunProgress | None, scorer: str) -> Progress | None:
     return stage
 
 
-def score_rows(
+def score_window(
     scoring: Scoring,
     rows: Sequence[Row | RowError],
     spec_digest: str | None,
     progress: RunProgress | None = None,
-) -> Iterator[ItemRecord]:
+) -> list[ItemRecord]:
     """Each row's record with every scorer's result; a row error is each scorer's error result,
     without a model call. Every scorer scores the window in one pass, telling `progress` (if
-    any) how its stages go."""
+    any) how its stages go; the records are made before any is handed on."""
     runs = [
         ScorerInput(input=r.input, output=r.output, ground_truth=r.ground_truth, context=r.context)
         for r in rows
@@ -62,14 +62,19 @@ def score_rows(
         sid: iter(scorer.run_many(runs, progress=_stages(progress, sid)))
         for sid, scorer in scoring.scorers.items()
     }
-    for r in rows:
-        results = {
-            sid: scoring.scorers[sid].error_result(r.error)
-            if isinstance(r, RowError)
-            else next(found)
-            for sid, found in scored.items()
-        }
-        yield ItemRecord.of(r, results, spec_digest)
+    return [
+        ItemRecord.of(
+            r,
+            {
+                sid: scoring.scorers[sid].error_result(r.error)
+                if isinstance(r, RowError)
+                else next(found)
+                for sid, found in scored.items()
+            },
+            spec_digest,
+        )
+        for r in rows
+    ]
 
 
 def score_into(
@@ -94,7 +99,8 @@ def score_into(
     for window in windows(pending, scoring.window):
         if progress is not None:
             progress.window(len(window))
-        store.add(score_rows(scoring, window, spec_digest, progress))
+        records = score_window(scoring, window, spec_digest, progress)
+        store.add(records)
         scored += len(window)
         if progress is not None:
             progress.rows(count + scored)

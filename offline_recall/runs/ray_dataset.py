@@ -16,9 +16,9 @@ from ..data.fields import detect
 from ..data.readers import InputFormat, batch_records
 from ..engines import engine_kind
 from ..scorer.registry import reads_context
-from ..spec.run_spec import RunSpec
-from ..stores.results import parquet_row, parquet_schema
 from .ray_workers import RayOptions, Worker, actor_args, connect, require_ray
+from .results import parquet_row, parquet_schema
+from .spec import RunSpec
 
 
 class RecordScorer(Worker):

@@ -15,7 +15,7 @@ from ..frozen import Frozen
 from ..scorer.registry import scorer_kind
 from .differences import describe_differences
 from .resolve import ResolvedRun
-from .run_spec import RunSpec
+from .spec import RunSpec
 
 
 class InputSpec(Frozen):
@@ -28,11 +28,17 @@ class InputSpec(Frozen):
 
     @classmethod
     def of(
-        cls, path: Path, mapping: dict[str, str] | None = None, context_separator: str | None = None
+        cls,
+        path: Path,
+        mapping: dict[str, str] | None = None,
+        context_separator: str | None = None,
+        sha256: str | None = None,
     ) -> InputSpec:
+        """The input `path`, its bytes' `sha256` taken now unless given (as `open_dataset`
+        took it in its one pass over the file)."""
         return cls(
             path=str(path.resolve()),
-            sha256=sha256_file(path),
+            sha256=sha256 or sha256_file(path),
             mapping=dict(mapping or {}),
             context_separator=context_separator,
         )

@@ -24,9 +24,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigurationError
-from ..spec.manifest import RunIdentity, RunManifest
+from .manifest import RunIdentity, RunManifest
 from .results import ItemRecord, OutputFormat
-from .run_store import read_manifest, write_manifest, write_records
+from .store import read_manifest, write_manifest, write_records
 from .summary import Summary, Tally
 
 SCHEMA_VERSION = "1"

@@ -11,13 +11,13 @@ from typing import Protocol
 from ..data.dataset import Dataset
 from ..data.shards import Shard, ShardPlan, plan_shards
 from ..engines import engine_kind
-from ..spec.manifest import RunIdentity, RunManifest
-from ..spec.resolve import ResolvedRun
-from ..stores.results import ItemRecord, OutputFormat
-from ..stores.shard_folder import ShardFolder
-from ..stores.summary import Summary
+from .execute import Say
+from .manifest import RunIdentity, RunManifest
 from .ray_workers import RayOptions, require_ray, score_shards
-from .run import Say
+from .resolve import ResolvedRun
+from .results import ItemRecord, OutputFormat
+from .shard_folder import ShardFolder
+from .summary import Summary
 
 SHARDS_PER_WORKER = 4
 """Shards cut per worker at least, so that workers finish close together."""

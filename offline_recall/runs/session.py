@@ -11,7 +11,7 @@ from ..errors import ConfigurationError
 from ..scorer.construction import build_scorer
 from ..scorer.registry import scorer_kind
 from ..scorer.results import Scorer
-from ..spec.resolve import ResolvedRun
+from .resolve import ResolvedRun
 
 if TYPE_CHECKING:
     from ..metrics.claims import ClaimStore

@@ -12,10 +12,10 @@ from ..judging.judge import Judge, signal_values
 from ..judging.labelled import LabelledPair
 from ..judging.profile import MODEL_SIGNAL, JudgeProfile
 from ..scorer.registry import RECALL
-from ..spec.resolve import ResolvedRun, resolve_recorded
-from ..spec.run_spec import RunSpec, ScorerSpec
 from ..text import pack
-from .scoring import Scoring
+from .resolve import ResolvedRun, resolve_recorded
+from .session import Scoring
+from .spec import RunSpec, ScorerSpec
 
 
 class Calibration(NamedTuple):

@@ -16,12 +16,12 @@ from typing import Protocol
 
 from ..data.dataset import Dataset
 from ..scorer.results import Status
-from ..spec.manifest import InputSpec, RunIdentity, RunManifest, build_manifest
-from ..spec.resolve import ResolvedRun, resolve_recorded
-from ..spec.run_spec import RunSpec
-from ..stores.results import ItemRecord, OutputFormat, output_format
-from ..stores.run_store import manifest_path, write_manifest
-from ..stores.summary import Summary
+from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
+from .resolve import ResolvedRun, resolve_recorded
+from .results import ItemRecord, OutputFormat, output_format
+from .spec import RunSpec
+from .store import manifest_path, write_manifest
+from .summary import Summary
 
 Say = Callable[[str], None]
 """Told, as a line of text, what a run is doing (resuming, where it scores)."""

@@ -1,1 +1,0 @@
-"""What keeps results: the run store, Ray's shard folders, result files, the claim cache."""
