@@ -1,10 +1,12 @@
 """offline-recall: context recall for RAG evaluation on a local, pinned, open-weight model.
 
-The pipeline in folders: `engines` run a pinned model (generic capabilities, no task rules),
-`judging` turns the model's answers and cheap signals into a verdict's probability, `scorers`
-hold one package per scorer (prompts, rules, result), `spec` describes a run, `runners` score
-datasets resumably into the `stores` and result files, `data` reads inputs, `report` reads runs
-back.
+The pipeline in folders: `data` reads inputs (each opened once before scoring: its hash,
+count and field names), `engines` run a pinned model (generic capabilities, no task rules),
+`judging` turns the model's answers and cheap signals into a verdict's probability, `scorer`
+is the kit every scorer is made of (the pipeline, options, results, prompts, the registry),
+`metrics` hold the built-in scorers, one package each (prompts, rules, result), `runs` describe
+a run and score datasets resumably into a store and result files, `report` reads runs back,
+`service` scores over HTTP and `cli` is the command.
 
 The public API is what `__all__` lists; everything else may move. A public name's module is
 imported the first time the name is used, so `import offline_recall` loads nothing else.

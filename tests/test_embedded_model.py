@@ -21,7 +21,7 @@ from offline_recall import (
     load_manifest,
 )
 from offline_recall.cli import main
-from offline_recall.engines import Prompt
+from offline_recall.engines import JsonOutput, Prompt
 from offline_recall.engines.weights import cached_dir
 from offline_recall.judging.signals import share_found, words_of
 from offline_recall.metrics.claims.prompts import load_prompts
@@ -93,7 +93,7 @@ def test_the_model_reads_the_prompt_as_rendered_and_decodes_greedily(embedded: E
 
     sentence = "Water boils at 100 degrees Celsius at sea level."
     prompt = load_prompts("v4").extract_prompt(sentence)
-    [raw] = embedded.generate_json([prompt], claim_list_type(12), 64)
+    [raw] = embedded.generate_json([prompt], JsonOutput(claim_list_type(12), 64))
     assert isinstance(raw, str)
     bare: Any = embedded  # the engine's chat template and model, outside the protocol
     ids = bare.chat.ids(prompt)
@@ -210,7 +210,9 @@ def test_the_engine_tells_progress_prompt_by_prompt(embedded: Engine) -> None:
     told: list[int] = []
     texts = ["Canberra is the capital of Australia.", "Water boils at 100 degrees Celsius."]
     embedded.generate_json(
-        [prompts.extract_prompt(t) for t in texts], claim_list_type(12), 64, done=told.append
+        [prompts.extract_prompt(t) for t in texts],
+        JsonOutput(claim_list_type(12), 64),
+        done=told.append,
     )
     assert told == [1, 1]
     told.clear()

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from offline_recall import ConfigurationError, Engine, create_engine, load_manifest, resolve_spec
 from offline_recall.cli import main
-from offline_recall.engines import Failed
+from offline_recall.engines import Failed, JsonOutput
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.manifests import ModelManifest
 from offline_recall.engines.weights import WeightsState, weights_state
@@ -272,7 +272,7 @@ def test_constrained_json_gives_a_claim_list(family: str, engines: dict[str, Eng
     claims = claim_list_type(3)
     grammar = regex.compile(build_regex_from_schema(json.dumps(claims.model_json_schema())))
     prompt = load_prompts("v2").extract_prompt("Canberra is the capital of Australia.")
-    (raw,) = engines[family].generate_json([prompt], claims, 48)
+    (raw,) = engines[family].generate_json([prompt], JsonOutput(claims, 48))
     assert isinstance(raw, str)
     parsed = parse_claims(raw, claims, 48)
     if grammar.fullmatch(raw):
@@ -354,7 +354,9 @@ def test_a_classifier_reads_the_pair_not_the_chat(classifier: str, pinned: dict[
     engine = create_engine("transformers", manifest)
     prompts = load_prompts("v2")
     (found,) = engine.answer_probabilities([prompts.judge_prompt(CONTEXT, CLAIM)], ("yes", "no"))
-    (wrote,) = engine.generate_json([prompts.extract_prompt(CLAIM)], claim_list_type(3), 8)
+    (wrote,) = engine.generate_json(
+        [prompts.extract_prompt(CLAIM)], JsonOutput(claim_list_type(3), 8)
+    )
     assert isinstance(wrote, Failed) and "writes no text" in wrote.message
     folder = Path(manifest.source.path or "")
     tokenizer = AutoTokenizer.from_pretrained(folder)

@@ -255,8 +255,8 @@ def test_an_engine_failure_on_one_sentence_fails_its_run_not_falls_back() -> Non
     what the model wrote; a sentence the engine failed on is its run's error."""
 
     class OneSentenceFails(FakeEngine):
-        def generate_json(self, prompts, output_type, max_tokens, *, done=None):  # type: ignore[no-untyped-def]
-            found = super().generate_json(prompts, output_type, max_tokens, done=done)
+        def generate_json(self, prompts, output, *, done=None):  # type: ignore[no-untyped-def]
+            found = super().generate_json(prompts, output, done=done)
             return [
                 Failed("malformed response from the server") if "poison" in str(p.messages) else f
                 for p, f in zip(prompts, found, strict=True)

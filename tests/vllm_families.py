@@ -20,6 +20,7 @@ from offline_recall import (
     create_context_recall_scorer,
     load_manifest,
 )
+from offline_recall.engines import JsonOutput
 from offline_recall.metrics.claims.prompts import load_prompts
 from offline_recall.metrics.claims.rules import claim_list_type, parse_claims
 from offline_recall.runs.resolve import resolve_run
@@ -78,7 +79,9 @@ def score(manifest: str) -> dict[str, object]:
             [prompts.judge_prompt(CONTEXT, CLAIM)], ("yes", "no")
         )
         claims = claim_list_type(3)
-        (raw,) = scoring.engine.generate_json([prompts.extract_prompt(CLAIM)], claims, 48)
+        (raw,) = scoring.engine.generate_json(
+            [prompts.extract_prompt(CLAIM)], JsonOutput(claims, 48)
+        )
         parsed = parse_claims(raw, claims, 48) if isinstance(raw, str) else raw
         results = list(scoring.scorers["context-recall-scorer"].run_many(rows))
     finally:

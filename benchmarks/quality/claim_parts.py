@@ -229,7 +229,7 @@ class _NoGeneration:
         return getattr(self._engine, name)
 
     def generate_json(
-        self, prompts: Sequence[Any], output_type: Any, max_tokens: int, *, done: Any = None
+        self, prompts: Sequence[Any], output: Any, *, done: Any = None
     ) -> list[str | Failed]:
         raise SystemExit(
             f"{len(prompts)} sentences of a batch have no answer in {self._raw} (first: "

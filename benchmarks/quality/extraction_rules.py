@@ -54,12 +54,12 @@ class Replay:
         return getattr(self._engine, name)
 
     def generate_json(
-        self, prompts: Sequence[Any], output_type: Any, max_tokens: int, *, done: Any = None
+        self, prompts: Sequence[Any], output: Any, *, done: Any = None
     ) -> list[str | Failed]:
         missing = [p for p in prompts if p.fields[0] not in self.answers]
         if missing:
             self.asked += len(missing)
-            raw = self._engine.generate_json(missing, output_type, max_tokens)
+            raw = self._engine.generate_json(missing, output)
             for p, r in zip(missing, raw, strict=True):
                 if isinstance(r, Failed):
                     raise RuntimeError(f"the engine failed on a sentence: {r.message}")

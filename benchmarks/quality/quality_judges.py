@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from benchmarks.quality.quality_metrics import max_or_none
 from benchmarks.quality.recall import Pair
 from offline_recall import Engine, RecallResult
-from offline_recall.engines import Failed, Prompt
+from offline_recall.engines import Failed, JsonOutput, Prompt
 from offline_recall.metrics.recall import ContextRecallScorer
 from offline_recall.text import pack
 
@@ -182,7 +182,8 @@ class OneCall:
         out: list[list[Statement] | Failed] = [
             Failed(f"prompt of {n} tokens leaves no room to answer in the window") for n in sizes
         ]
-        raw = self._engine.generate_json([prompts[i] for i in fits], self._type, self._max_tokens)
+        output = JsonOutput(self._type, self._max_tokens)
+        raw = self._engine.generate_json([prompts[i] for i in fits], output)
         for i, text in zip(fits, raw, strict=True):
             out[i] = text if isinstance(text, Failed) else self._parse(text)
         unparseable = sum(isinstance(out[i], Failed) for i in fits)

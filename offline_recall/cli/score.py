@@ -13,19 +13,16 @@ from typing import TYPE_CHECKING
 import click
 
 from ..printable import printable
-from ..scorer.registry import RECALL, SCORERS, reads_context, scorer_kind
+from ..scorer.registry import reads_context, scorer_kind
 from . import COMMANDS
 from .options import (
     fail_under_option,
-    finite_scale,
-    judge_model_options,
-    model_and_engine,
     model_files,
-    parse_engine_options,
     parse_fail_under,
     parse_scorers,
 )
 from .ray_run import choose_runner, runner_options, score_on_ray
+from .run_options import resolve_announced, run_options
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,18 +48,7 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 
 @click.command(short_help=COMMANDS["score"].help)
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@model_and_engine
-@judge_model_options
-@click.option(
-    "--scorer",
-    "scorer_list",
-    multiple=True,
-    default=(RECALL,),
-    show_default=True,
-    metavar="ID[,ID...]",
-    help=f"Scorers to run, comma-separated or repeated ({', '.join(SCORERS.builtin_paths)}, or an "
-    "installed plugin's: `offline-recall scorers` lists them); all in one pass.",
-)
+@run_options("run")
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -91,14 +77,6 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     metavar="TEXT",
     help="CSV and Parquet: the context cell holds chunks joined by TEXT (default: a JSON list).",
 )
-@click.option(
-    "--scale",
-    type=float,
-    callback=finite_scale,
-    default=1.0,
-    show_default=True,
-    help="Multiply every score by this (scores are in [0, scale]; 0 means 1, as in Mastra).",
-)
 @fail_under_option
 @click.option(
     "--max-failed",
@@ -116,11 +94,6 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 )
 @click.option("--restart", is_flag=True, help="Discard the run store and score every row again.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep claims in the claim cache.")
-@click.option(
-    "--no-judge-note",
-    is_flag=True,
-    help="Do not print the line saying the embedded model's verdicts come from a lexical rule.",
-)
 @runner_options
 def score(
     data: Path,
@@ -191,37 +164,29 @@ def score(
     from rich.console import Console
     from rich.text import Text
 
-    from ..judging.disclosure import NOTE, is_lexical_rule
     from ..runs.claim_cache import ClaimCache
     from ..runs.execute import run_dataset
     from ..runs.local import LocalRunner
     from ..runs.manifest import InputSpec
-    from ..runs.resolve import resolve_run
     from ..runs.store import RunStore
     from .progress import LOADING, RunBar
-    from .summary import profile_line
 
     console = Console(stderr=True)
     reading = f"reading {data.name}: {dataset.detection.describe()}"
     console.print(Text(printable(reading)), soft_wrap=True)
-    run = resolve_run(
-        model,
-        engine=backend,
-        engine_options=parse_engine_options(engine_option),
-        scorers=scorers,
-        scale=scale,
+    run = resolve_announced(
+        console,
+        scorers,
+        model=model,
+        backend=backend,
+        engine_option=engine_option,
         judge_model=judge_model,
-        judge_engine=judge_backend,
+        judge_backend=judge_backend,
+        scale=scale,
+        no_judge_note=no_judge_note,
     )
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
-    for scorer in judged:
-        console.print(Text(printable(profile_line(scorer))), soft_wrap=True)
-    if not no_judge_note and any(
-        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
-    ):
-        note = f"note: {NOTE} (--no-judge-note hides this)"
-        console.print(Text(note, style="yellow"), soft_wrap=True)
     given = InputSpec.of(data, fields, context_sep, dataset.sha256)
 
     if where.ray is not None:

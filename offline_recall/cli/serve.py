@@ -6,16 +6,10 @@ import os
 
 import click
 
-from ..scorer.registry import RECALL, SCORERS
 from ..service import DEFAULT_PORT, MAX_REQUEST_BYTES, TOKEN_ENV
 from . import COMMANDS
-from .options import (
-    finite_scale,
-    judge_model_options,
-    model_and_engine,
-    parse_engine_options,
-    parse_scorers,
-)
+from .options import parse_scorers
+from .run_options import resolve_announced, run_options
 
 SERVER_PACKAGES = ("starlette", "uvicorn")
 
@@ -47,27 +41,7 @@ def host_warning(host: str, token: str | None) -> str | None:
 
 
 @click.command(short_help=COMMANDS["serve"].help)
-@model_and_engine
-@judge_model_options
-@click.option(
-    "--scorer",
-    "scorer_list",
-    multiple=True,
-    default=(RECALL,),
-    show_default=True,
-    metavar="ID[,ID...]",
-    help=f"Scorers to serve, comma-separated or repeated ({', '.join(SCORERS.builtin_paths)}, "
-    "or an installed plugin's).",
-)
-@click.option(
-    "--scale",
-    type=float,
-    callback=finite_scale,
-    default=1.0,
-    show_default=True,
-    help="Multiply every score by this (0 means 1, as in Mastra); a request asking for "
-    "another scale is refused.",
-)
+@run_options("serve", "; a request asking for another scale is refused")
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -96,11 +70,6 @@ def host_warning(host: str, token: str | None) -> str | None:
     show_default=True,
     metavar="MS",
     help="The longest a batch about to start waits for requests still being read to join it.",
-)
-@click.option(
-    "--no-judge-note",
-    is_flag=True,
-    help="Do not print the line saying the embedded model's verdicts come from a lexical rule.",
 )
 def serve(
     model: str,
@@ -131,35 +100,28 @@ def serve(
     from rich.console import Console
     from rich.text import Text
 
-    from ..judging.disclosure import NOTE, is_lexical_rule
-    from ..runs.resolve import resolve_run
     from ..runs.session import Scoring
     from ..service.app import Settings, service_app
     from ..service.batcher import Batcher, Worker
     from ..service.listen import bind, serve_socket, url_of
-    from .summary import profile_line
 
     console = Console(stderr=True)
     token = os.environ.get(TOKEN_ENV) or None
     warning = host_warning(host, token)
     if warning is not None:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
-    run = resolve_run(
-        model,
-        engine=backend,
-        engine_options=parse_engine_options(engine_option),
-        scorers=parse_scorers(",".join(scorer_list)),
-        scale=scale,
+    run = resolve_announced(
+        console,
+        parse_scorers(",".join(scorer_list)),
+        model=model,
+        backend=backend,
+        engine_option=engine_option,
         judge_model=judge_model,
-        judge_engine=judge_backend,
+        judge_backend=judge_backend,
+        scale=scale,
+        no_judge_note=no_judge_note,
     )
     spec = run.spec
-    for scorer in spec.scorers:
-        console.print(Text(profile_line(scorer)), soft_wrap=True)
-    if not no_judge_note and any(
-        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in spec.scorers
-    ):
-        console.print(Text(f"note: {NOTE} (--no-judge-note hides this)", style="yellow"))
     sock = bind(host, port)
     worker = Worker()
     try:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigurationError
 from ..imported import imported
-from .base import Engine, EngineIdentity, Failed, Message, Prompt
+from .base import Engine, EngineIdentity, Failed, JsonOutput, Message, Prompt
 from .fake import FINGERPRINT as FAKE_FINGERPRINT
 from .fake import FakeEngine
 from .manifests import DEFAULT_MODEL, ModelManifest, load_manifest
@@ -230,6 +230,7 @@ __all__ = [
     "EngineKind",
     "Failed",
     "FakeEngine",
+    "JsonOutput",
     "Message",
     "Prompt",
     "ResolvedModel",

@@ -39,6 +39,15 @@ class Prompt:
     fields: tuple[str, ...] = field(default=(), compare=False)
 
 
+@dataclass(frozen=True)
+class JsonOutput:
+    """What constrained generation writes: JSON valid for `schema` (a pydantic model's JSON
+    schema), at most `max_tokens` tokens of it."""
+
+    schema: type[BaseModel]
+    max_tokens: int
+
+
 class Failed(NamedTuple):
     """One input of a batch that could not be processed, with the reason."""
 
@@ -98,12 +107,7 @@ class Engine(Protocol):
         ...
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
         """Greedy text for each prompt, constrained to `output_type`'s JSON schema.
 

@@ -14,10 +14,8 @@ import os
 from collections.abc import Sequence
 from typing import Any, cast
 
-from pydantic import BaseModel
-
 from ..errors import MissingExtraError, ModelError
-from .base import Done, EngineIdentity, Failed, Prompt
+from .base import Done, EngineIdentity, Failed, JsonOutput, Prompt
 from .manifests import ModelManifest
 from .transformers import TransformersOptions
 from .weights import model_dir, quiet_loading
@@ -54,12 +52,7 @@ class _ClassifierEngine:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
         if done is not None:
             done(len(prompts))

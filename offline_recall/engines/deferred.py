@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel
-
 from ..errors import ConfigurationError
-from .base import Done, Engine, EngineIdentity, Failed, Prompt
+from .base import Done, Engine, EngineIdentity, Failed, JsonOutput, Prompt
 
 
 class DeferredEngine:
@@ -47,14 +45,9 @@ class DeferredEngine:
         return self._started().prompt_tokens(prompt)
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
-        return self._started().generate_json(prompts, output_type, max_tokens, done=done)
+        return self._started().generate_json(prompts, output, done=done)
 
     def answer_probabilities(
         self, prompts: Sequence[Prompt], answers: Sequence[str], *, done: Done | None = None

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from .base import Done, EngineIdentity, Failed, Prompt, ScorerDefaults
+from .base import Done, EngineIdentity, Failed, JsonOutput, Prompt, ScorerDefaults
 
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
@@ -92,17 +92,12 @@ class FakeEngine:
         return sum(self.count_tokens(m["content"]) + 2 for m in prompt.messages)
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
         firsts = [p.fields[0] if p.fields else "" for p in prompts]
         if self._record:
             self.json_calls.append(firsts)
-        name = next(iter(output_type.model_fields))
+        name = next(iter(output.schema.model_fields))
         out: list[str | Failed] = []
         for text in firsts:
             found = self._lists.get(

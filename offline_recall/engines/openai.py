@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..errors import ConfigurationError
 from ..printable import printable
 from ..urls import credentials_in
-from .base import Done, Failed, Prompt
+from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .dialects import DIALECTS, Dialect, Fields
 from .manifests import ModelManifest
@@ -188,15 +188,10 @@ class OpenAIEngine(PinnedEngine):
         return {str(t["token"]): logprob(t["logprob"]) for t in first}
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
-        fields = self.dialect.json(output_type.model_json_schema())
-        bodies = [self._body(p, max_tokens, fields) for p in prompts]
+        fields = self.dialect.json(output.schema.model_json_schema())
+        bodies = [self._body(p, output.max_tokens, fields) for p in prompts]
         return [
             a if isinstance(a, Failed) else _read(a, self._text)
             for a in self.server.post_all(self._path, bodies, done)

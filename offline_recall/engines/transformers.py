@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import MissingExtraError
-from .base import Done, Failed, Prompt
+from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .manifests import ModelManifest
 from .weights import model_dir, quiet_loading
@@ -38,7 +38,7 @@ class TransformersEngine(PinnedEngine):
     def __init__(self, manifest: ModelManifest, options: TransformersOptions | None = None) -> None:
         # OpenMP threads that wait for each other by spinning fight any other busy process
         # for the cores; sleeping instead costs nothing on a quiet machine and keeps a loaded
-        # one from slowing twofold (benchmarks/threads.py). It only takes before torch starts.
+        # one from slowing twofold (benchmarks/speed/threads.py). It only takes before torch starts.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import outlines
@@ -82,18 +82,13 @@ class TransformersEngine(PinnedEngine):
     # Constrained generation -----------------------------------------------------------
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
         # One prompt at a time: a text must not depend on what it was batched with.
-        processor = self._processor(output_type)
+        processor = self._processor(output.schema)
         texts: list[str | Failed] = []
         for prompt in prompts:
-            texts.append(self._constrained(self.chat.ids(prompt), processor, max_tokens))
+            texts.append(self._constrained(self.chat.ids(prompt), processor, output.max_tokens))
             if done is not None:
                 done(1)
         return texts

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import MissingExtraError
-from .base import Done, Failed, Prompt
+from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
 from .manifests import ModelManifest
 from .weights import model_dir, quiet_loading
@@ -155,21 +155,16 @@ class VLLMEngine(PinnedEngine):
         return list(self._llm.generate(inputs, params, use_tqdm=False))
 
     def generate_json(
-        self,
-        prompts: Sequence[Prompt],
-        output_type: type[BaseModel],
-        max_tokens: int,
-        *,
-        done: Done | None = None,
+        self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
 
         params = SamplingParams(
             temperature=0.0,
-            max_tokens=max_tokens,
+            max_tokens=output.max_tokens,
             structured_outputs=StructuredOutputsParams(
-                json=output_type.model_json_schema(), disable_any_whitespace=True
+                json=output.schema.model_json_schema(), disable_any_whitespace=True
             ),
         )
         outputs = self._generate([self.chat.ids(p) for p in prompts], params)

@@ -11,7 +11,7 @@ on the first Korean text only.
 
 mecab-ko rather than kiwipiepy: as accurate for these signals on KLUE-NLI dev, a 0.6 MB
 wheel and a 33 MB dictionary against kiwipiepy's 12 MB wheel, 88 MB model and NumPy, and it
-starts in 0.03 s where kiwipiepy takes 4 s to load its model (benchmarks/RESULTS.md, Korean).
+starts in 0.03 s where kiwipiepy takes 4 s to load (benchmarks/quality/RESULTS.md, Korean).
 """
 
 from __future__ import annotations

@@ -108,8 +108,8 @@ def score_into(
 
 
 class LocalRunner:
-    """The local runner's side of a run (see `run.run_dataset`): rows scored here in windows, each
-    window committed to `store`.
+    """The local runner's side of a run (see `execute.run_dataset`): rows scored here in
+    windows, each window committed to `store`.
 
     `progress`, a context manager, is entered while the engine loads and the rows are scored,
     and told how they go. Claims are kept in `claim_cache` when one is given.

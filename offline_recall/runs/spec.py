@@ -3,9 +3,9 @@
 The model (and its fingerprint), the engine and its options, each scorer with its scale,
 prompt version and judge profile, decoding bounds, and the library and engine versions. The
 spec identifies a run store and heads the run's manifest; two runs with equal identities score
-the same rows the same way. It is made by resolving a run (`spec/resolve.py`: the manifests
+the same rows the same way. It is made by resolving a run (`runs/resolve.py`: the manifests
 read and a server asked once) and scored by the session started from that resolution
-(`runners/scoring.py`: `Scoring.start(resolve_recorded(spec))` for a spec recorded earlier).
+(`runs/session.py`: `Scoring.start(resolve_recorded(spec))` for a spec recorded earlier).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ that breaks retried run by run (see `isolated`), progress, and every result stam
 model, prompt version, judge profile and library version.
 
 A scorer is one subclass of `Pipeline`: its class attributes are its definition (see
-definition.py), its methods its own parts: `question` (how the judge asks about one unit),
+declaration.py), its methods its own parts: `question` (how the judge asks about one unit),
 `prepare` (a run -> an item, or an early result), `generate` (optional: e.g. claims for each
 item), `units` (an item's judged units, typed, each naming the (evidence, statement) pair the
 judge decides) and `aggregate` (an item's verdicts -> its score and reason). Every scorer is

@@ -1,7 +1,7 @@
 """Scorers by id: one class each, in a package of its own (its prompts, rules and result), and
 one registry line each.
 
-A scorer's class is its definition (see definition.py): the registry maps each id to it, and
+A scorer's class is its definition (see declaration.py): the registry maps each id to it, and
 the command line, reports, run specs and calibration read it there. A built-in scorer's module
 is imported the first time its class is asked for, so listing the ids costs nothing. The ids
 are the reference scorers' (Mastra's), so `result.scores[scorer.id]` reads the same. Installed

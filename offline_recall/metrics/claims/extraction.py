@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...engines import Engine, Failed
+from ...engines import Engine, Failed, JsonOutput
 from ...scorer.memo import Memo
 from ...scorer.pipeline import ClaimStore
 from ...scorer.results import Progress, ScorerSetup
@@ -92,7 +92,7 @@ class ClaimExtractor:
         limit = self.setup.max_new_tokens
         prompts = [self.prompts.extract_prompt(t) for t in texts]
         done = stage(progress, f"{self.noun} extracted", len(texts))
-        raw = self.engine.generate_json(prompts, self._claims_type, limit, done=done)
+        raw = self.engine.generate_json(prompts, JsonOutput(self._claims_type, limit), done=done)
         rules = self.prompts.extract
         return [
             r
@@ -123,7 +123,8 @@ class ClaimExtractor:
         units = [s for s in every if s not in single]
         prompts = [self.prompts.extract_prompt(s) for s in units]
         done = stage(progress, "sentences extracted", len(units))
-        raw = self.engine.generate_json(prompts, claims_type, limit, done=done) if units else []
+        output = JsonOutput(claims_type, limit)
+        raw = self.engine.generate_json(prompts, output, done=done) if units else []
         parsed = {
             s: r if isinstance(r, Failed) else parse_claims(r, claims_type, limit)
             for s, r in zip(units, raw, strict=True)

@@ -1,0 +1,104 @@
+"""The options that make a run, shared by the commands that resolve one (`score`, `serve`):
+the model and its engine, a judging model, the scorers, the scale and the judge note; and the
+run they make, resolved once and announced the same way by both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from ..printable import printable
+from ..scorer.registry import RECALL, SCORERS, scorer_kind
+from .options import finite_scale, judge_model_options, model_and_engine, parse_engine_options
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..runs.resolve import ResolvedRun
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
+    """`--model`, `--backend`, `-o`, the server engine's flags, `--judge-model`,
+    `--judge-backend`, `--scorer` (the scorers to `verb`), `--scale` (its help ending in
+    `scale_note`) and `--no-judge-note`, given to the command as they are."""
+
+    def apply(command: F) -> F:
+        for option in (
+            click.option(
+                "--no-judge-note",
+                is_flag=True,
+                help="Do not print the line saying the embedded model's verdicts come from a "
+                "lexical rule.",
+            ),
+            click.option(
+                "--scale",
+                type=float,
+                callback=finite_scale,
+                default=1.0,
+                show_default=True,
+                help="Multiply every score by this (scores are in [0, scale]; 0 means 1, as in "
+                f"Mastra){scale_note}.",
+            ),
+            click.option(
+                "--scorer",
+                "scorer_list",
+                multiple=True,
+                default=(RECALL,),
+                show_default=True,
+                metavar="ID[,ID...]",
+                help=f"Scorers to {verb}, comma-separated or repeated "
+                f"({', '.join(SCORERS.builtin_paths)}, or an installed plugin's: "
+                "`offline-recall scorers` lists them); all in one pass.",
+            ),
+            judge_model_options,
+            model_and_engine,
+        ):
+            command = option(command)
+        return command
+
+    return apply
+
+
+def resolve_announced(
+    console: Console,
+    scorers: list[str],
+    *,
+    model: str,
+    backend: str,
+    engine_option: tuple[str, ...],
+    judge_model: str | None,
+    judge_backend: str | None,
+    scale: float,
+    no_judge_note: bool,
+) -> ResolvedRun:
+    """The run the options make, resolved once, with the lines that say which judge decides:
+    the profile of each scorer that asks the model, and the lexical rule's note unless
+    `no_judge_note`."""
+    from rich.text import Text
+
+    from ..judging.disclosure import NOTE, is_lexical_rule
+    from ..runs.resolve import resolve_run
+    from .summary import profile_line
+
+    run = resolve_run(
+        model,
+        engine=backend,
+        engine_options=parse_engine_options(engine_option),
+        scorers=scorers,
+        scale=scale,
+        judge_model=judge_model,
+        judge_engine=judge_backend,
+    )
+    judged = [s for s in run.spec.scorers if scorer_kind(s.id).asks_model()]
+    for scorer in judged:
+        console.print(Text(printable(profile_line(scorer))), soft_wrap=True)
+    if not no_judge_note and any(
+        is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
+    ):
+        note = f"note: {NOTE} (--no-judge-note hides this)"
+        console.print(Text(note, style="yellow"), soft_wrap=True)
+    return run
