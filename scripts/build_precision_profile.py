@@ -35,10 +35,9 @@ def main() -> None:
     args = options(__doc__.splitlines()[0])
     lists = clapnq_lists(args.data) + wice_lists(args.data)
     pairs = labelled_pairs(PRECISION, labelled_rows(lists))
-    # The path as the shipped profile records it: `trained_on` is part of the profile's digest.
     trained_on = (
         f"ClapNQ dev gold passages and WiCE dev oracle chunks, each among the {DISTRACTORS} "
-        "nearest other items' (benchmarks/precision_data.py): "
+        "nearest other items' (benchmarks/quality/precision_data.py): "
         f"{len(lists)} lists, {len(pairs)} chunks; "
         f"5-fold CV; seed {SEED}"
     )

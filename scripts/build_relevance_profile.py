@@ -59,10 +59,10 @@ def main() -> None:
     clapnq = clapnq_lists(args.data)[::2]
     lists = clapnq + wice_lists(args.data)
     pairs = labelled_pairs(RELEVANCE, labelled_rows(lists) + sentence_rows(args.data))
-    # The path as the shipped profile records it: `trained_on` is part of the profile's digest.
     trained_on = (
         f"ClapNQ dev gold passages (even-numbered items) and WiCE dev oracle chunks, each among "
-        f"the {DISTRACTORS} nearest other items' (benchmarks/precision_data.py), and the same "
+        f"the {DISTRACTORS} nearest other items' (benchmarks/quality/precision_data.py), and the "
+        "same "
         "ClapNQ items' gold sentences beside another question's passage, judged against the "
         f"question and the answer: {len(lists)} lists, {len(pairs)} chunks; 5-fold CV; "
         f"seed {SEED}"

@@ -1,9 +1,25 @@
-"""scripts/build_judge_profile.py's unrelated claims: each claim against a context that is none
-of its own, as an unsupported claim of its own, and the table that says what they change."""
+"""The negatives every fit sees, made from the labelled claims (`judging.negatives`): each claim
+against a context that is none of its own, each supported claim contradicted by rule; and
+scripts/build_judge_profile.py's table of what they change, per kind, on held-out folds."""
 
 from __future__ import annotations
 
 from offline_recall.judging.labelled import LabelledPair
+from offline_recall.judging.negatives import (
+    KINDS,
+    NAME,
+    NEGATION,
+    NUMBER,
+    OPPOSITE,
+    UNRELATED,
+    changed_number,
+    contradicted,
+    kind_of,
+    negated,
+    opposed,
+    unrelated,
+    with_negatives,
+)
 from offline_recall.judging.signals import lexical_signals
 
 from .conftest import load_script
@@ -32,25 +48,55 @@ def _pairs() -> list[LabelledPair]:
 
 def test_every_claim_gets_one_context_that_is_none_of_its_own() -> None:
     pairs = _pairs()
-    unrelated = SCRIPT._unrelated(pairs)
-    own = {}
+    made = unrelated(pairs)
+    own: dict[str, set[str]] = {}
     for p in pairs:
         own.setdefault(p.group, set()).add(p.context)
-    assert len(unrelated) == len(own)
-    for u in unrelated:
-        source = u.group.removeprefix(SCRIPT.UNRELATED)
-        assert u.label is False
+    assert len(made) == len(own)
+    for u in made:
+        source = u.group.removeprefix(f"{UNRELATED}:")
+        assert u.label is False and kind_of(u.group) == UNRELATED
         assert u.context not in own[source]
         assert u.claim == next(p.claim for p in pairs if p.group == source)
-    assert SCRIPT._unrelated(pairs) == unrelated  # seeded
+    assert unrelated(pairs) == made  # seeded
+
+
+def test_each_supported_claim_is_contradicted_by_each_rule_that_applies() -> None:
+    context = "Revenue rose to 4 billion dollars in 2019, the company said in Paris."
+    assert changed_number("Revenue rose to 4 billion dollars.", context, "00ff") not in (
+        None,
+        "Revenue rose to 4 billion dollars.",
+    )
+    assert changed_number("The team has two coaches.", "It has two coaches.", "0003") == (
+        "The team has five coaches."
+    )
+    assert negated("Revenue was higher.", context, "0") == "Revenue was not higher."
+    assert negated("The drug did not work.", context, "0") == "The drug did work."
+    assert opposed("Revenue rose last year.", context, "0") == "Revenue fell last year."
+    # An opposite the context holds too would not contradict it.
+    assert opposed("Revenue rose last year.", "It fell, then rose.", "0") is None
+    pairs = [
+        LabelledPair(context, "Revenue rose to 4 billion dollars in 2019.", True, "a"),
+        LabelledPair("Mozart lived in Vienna.", "Mozart lived in Vienna.", True, "b"),
+        LabelledPair("The firm was founded by Anna Berg.", "It was founded by Anna Berg.", True, "d"),
+        LabelledPair("Unrelated.", "The claim is false.", False, "c"),
+    ]
+    made = contradicted(pairs)
+    kinds = {kind_of(p.group) for p in made}
+    assert kinds == {NUMBER, NAME, NEGATION, OPPOSITE}
+    assert all(p.label is False and p.claim != pairs[0].claim for p in made)
+    assert not any(p.group.endswith(":c") for p in made)  # an unsupported claim is left alone
+    assert with_negatives(pairs)[: len(pairs)] == pairs
+    assert contradicted(pairs) == made  # seeded
 
 
 def test_the_table_judges_held_out_claims_with_and_without_them() -> None:
-    pairs = _pairs()
-    pairs += SCRIPT._unrelated(pairs)
+    pairs = with_negatives(_pairs())
     judged = [(p, lexical_signals(p.context, str(p.claim))) for p in pairs]
-    table = SCRIPT.unrelated_table(judged, {"overlap": ("overlap",)}, None)
+    table = SCRIPT.negatives_table(judged, {"overlap": ("overlap",)}, None)
     lines = table.splitlines()
     assert lines[2].startswith("| overlap | no |")
     assert lines[3].startswith("| overlap | yes |")
-    assert all(line.endswith(f"of {len(TOPICS) * 2 + 1} |") for line in lines[2:])
+    made = [k for k in KINDS if any(kind_of(p.group) == k for p in pairs)]
+    assert UNRELATED in made and lines[0].count("judged unsupported") == len(made)
+    assert f"of {len(TOPICS) * 2 + 1} |" in lines[2]

@@ -173,7 +173,7 @@ def test_a_resumed_run_says_so_and_the_profile_that_decides_is_named(tmp_path: P
 def test_progress_shows_the_stages_inside_a_window(tmp_path: Path) -> None:
     code, output, _ = score(tmp_path, EXAMPLE)
     assert code == 0, output
-    assert "rows scored" in output and "recall: verdicts judged" in output
+    assert "rows scored" in output and "recall: chunk checks" in output
 
 
 def test_result_files_get_the_users_normal_mode(tmp_path: Path) -> None:

@@ -82,9 +82,15 @@ def test_a_korean_rule_is_stored_read_and_hashed_with_its_profile(tmp_path: Path
 def test_a_profile_without_a_korean_rule_is_stored_and_hashed_as_before(tmp_path: Path) -> None:
     shipped = ROOT / "models" / "smollm2-135m-instruct.v4.judge.json"
     profile = load_profile(shipped)
-    assert profile.digest == "4dbf3099ccc6f5ba"
+    assert profile.digest == "8674382057162f1d"
     written = save_profile(profile, tmp_path / "p.judge.json")
     assert "korean" not in json.loads(written.read_text())
+    # Its card measures the rule and is not hashed: a profile without one (a user's, fitted
+    # before cards) is stored and hashed as it always was.
+    bare = profile.model_copy(update={"card": None})
+    assert bare.digest == profile.digest
+    text = json.loads(save_profile(bare, tmp_path / "bare.judge.json").read_text())
+    assert "card" not in text and "korean" not in text
 
 
 def test_a_korean_rule_of_another_model_or_evidence_is_refused() -> None:

@@ -25,12 +25,17 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 @pytest.fixture
 def venv(tmp_path: Path) -> Path:
-    """A virtual environment's bin folder whose pip writes its arguments to pip.args."""
+    """A virtual environment's bin folder without torch, whose pip writes its arguments to
+    pip.args, and finds no torch wheel when it asks no index (pip configured with no local
+    wheels)."""
     bin_dir = tmp_path / "venv" / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "python").symlink_to(sys.executable)
     pip = bin_dir / "pip"
-    pip.write_text(f'#!/bin/sh\necho "$@" > {tmp_path / "pip.args"}\n')
+    pip.write_text(
+        '#!/bin/sh\ncase "$*" in *--no-index*) exit 1;; esac\n'
+        f'echo "$@" > {tmp_path / "pip.args"}\n'
+    )
     pip.chmod(0o755)
     return tmp_path
 
@@ -99,7 +104,7 @@ def test_the_demo_ends_with_the_next_command_and_how_to_put_the_tool_on_the_path
     tool = bin_dir / "offline-recall"
     tool.write_text("#!/bin/sh\necho scored\n")
     tool.chmod(0o755)
-    (bin_dir / ".installed").touch()  # set up already: newer than pyproject.toml
+    (bin_dir / ".demo-installed").touch()  # set up already: newer than pyproject.toml
     done = subprocess.run(
         ["make", "--no-print-directory", "-C", str(ROOT), "demo", f"BIN={bin_dir}"],
         capture_output=True,
@@ -164,7 +169,8 @@ def resolving(tmp_path: Path) -> Path:
         "done\n"
     )
     pip.chmod(0o755)
-    (bin_dir / ".installed").touch()  # set up already: newer than pyproject.toml
+    for stamp in (".demo-installed", ".installed"):  # set up already: newer than pyproject.toml
+        (bin_dir / stamp).touch()
     return venv
 
 

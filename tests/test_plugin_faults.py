@@ -29,7 +29,7 @@ from offline_recall.errors import ConfigurationError
 from offline_recall.scorer import SCORERS, ContextOptions, ScoreResult, create_scorer, scorer_kind
 from offline_recall.scorer.guard import TIMEOUT_VARIABLE, step_seconds
 
-from .test_plugins import BUILT_IN, GROUP, _entry_points, rows, write_plugin
+from .test_plugins import BUILT_IN, GROUP, _entry_points, isolate_entry_points, rows, write_plugin
 
 FAULTY = "faulty-scorer"
 MODULE = '''
@@ -118,7 +118,8 @@ def _dist_info(site: Path, name: str, points: dict[str, str]) -> None:
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The faulty plugin (and the docs page's plugin it builds on) importable, and registered
-    under its id, in-process and for a command in a process of its own."""
+    under its id, in-process (where the plugins looked for are this folder's alone) and for a
+    command in a process of its own."""
     site = tmp_path / "site"
     write_plugin(site)
     (site / "faulty_plugins").mkdir()
@@ -128,7 +129,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(root)]))
     monkeypatch.delenv("FAULT", raising=False)
-    SCORERS.reload()
+    isolate_entry_points(monkeypatch, site)
     yield site
     SCORERS.reload()
     for name in [m for m in sys.modules if m.startswith(("question_coverage", "faulty_plugins"))]:

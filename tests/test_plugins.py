@@ -125,21 +125,76 @@ def _dist_info(site: Path, example: str) -> None:
     )
 
 
+def isolate_entry_points(monkeypatch: pytest.MonkeyPatch, site: Path) -> None:
+    """Scorer plugins looked for in `site` alone: the plugins a user installed into the
+    environment the tests run in are none of their business (other entry points are read as
+    ever)."""
+    everywhere = metadata.entry_points
+
+    def entry_points(**params: Any) -> Any:
+        if params.get("group") != GROUP:
+            return everywhere(**params)
+        found = metadata.distributions(path=[str(site)])
+        return metadata.EntryPoints(e for d in found for e in d.entry_points if e.group == GROUP)
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    SCORERS.reload()
+
+
 @pytest.fixture
 def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The example plugins importable and registered, as pip leaves installed packages: their
-    packages and a `.dist-info` folder each naming its entry points, in a folder on `sys.path`."""
+    packages and a `.dist-info` folder each naming its entry points, in a folder on `sys.path`,
+    the only one plugins are looked for in (a command in a process of its own sees the
+    environment's too)."""
     site = tmp_path / "site"
     for example in FOLDERS:
         write_plugin(site, example)
         _dist_info(site, example)
     monkeypatch.syspath_prepend(str(site))
+    isolate_entry_points(monkeypatch, site)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(ROOT)]))
     SCORERS.reload()
     yield site
     SCORERS.reload()
     for name in [m for m in sys.modules if m.startswith(MODULES)]:
         del sys.modules[name]
+
+
+USER_PLUGIN = "user-own-scorer"
+
+
+@pytest.fixture
+def user_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A scorer plugin the user installed into the environment the tests run in."""
+    site = tmp_path / "user-site"
+    site.mkdir()
+    site.joinpath("user_own.py").write_text(
+        "from offline_recall.metrics.recall.scorer import ContextRecallScorer\n\n\n"
+        "class UserOwnScorer(ContextRecallScorer):\n"
+        f"    id = {USER_PLUGIN!r}\n"
+        "    name = 'User Own Scorer'\n"
+    )
+    info = site / "user_own-1.0.dist-info"
+    info.mkdir()
+    info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: user-own\nVersion: 1.0\n")
+    info.joinpath("entry_points.txt").write_text(
+        f"[{GROUP}]\n{USER_PLUGIN} = user_own:UserOwnScorer\n"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    SCORERS.reload()
+    yield
+    SCORERS.reload()
+    sys.modules.pop("user_own", None)
+
+
+def test_a_plugin_the_user_installed_is_found(user_plugin: None) -> None:
+    assert list(SCORERS) == [*BUILT_IN, USER_PLUGIN]
+
+
+def test_the_tests_find_their_own_plugins_alone(user_plugin: None, installed: Path) -> None:
+    """The plugins a test installs are all it finds, whatever else the environment holds."""
+    assert list(SCORERS) == [*BUILT_IN, FOCUS, LENGTH, PLUGIN]
 
 
 def _cli(*args: str | Path) -> str:

@@ -62,9 +62,9 @@ def test_a_pipe_shows_the_pace_and_the_time_left_counting_down_between_commits()
         bar.rows(80)  # 40 rows in 40 s: 1 row/s, 120 rows left
         clock.now = 130.0
         bar.stage(RECALL, "verdicts judged", 3, 10)
-    lines = out.getvalue().splitlines()
-    assert "rows scored 80/200, 1.0 rows/s, about 2 min left, " in lines[-3]
-    assert lines[-2].startswith("rows scored 80/200, 1.0 rows/s, about 80 s left, recall")
+    lines = out.getvalue().splitlines()  # the last line said at the exit: never said twice
+    assert "rows scored 80/200, 1.0 rows/s, about 2 min left, " in lines[-2]
+    assert lines[-1].startswith("rows scored 80/200, 1.0 rows/s, about 80 s left, recall")
 
 
 def test_a_terminal_shows_the_pace_and_the_time_left() -> None:
@@ -100,7 +100,7 @@ def test_a_terminal_names_the_rows_of_the_window_in_progress() -> None:
         bar.window(16)
         bar.stage(RECALL, "verdicts judged", 5, 24)
     shown = console.export_text()
-    assert "recall: verdicts judged (rows 17-32)" in shown and "5/24" in shown
+    assert "recall: chunk checks (rows 17-32)" in shown and "5/24" in shown
     assert "16/40" in shown
 
 
@@ -118,7 +118,7 @@ def test_a_piped_run_prints_rows_as_windows_commit(
     assert result.exit_code == 0, result.output
     assert "rows scored 0/20, loading the model" in result.output
     assert re.search(r"rows scored 16/20, [\d.]+ rows/s, about .* left, recall", result.output)
-    assert re.search(r"rows scored 20/20, [\d.]+ rows/s, recall: verdicts judged", result.output)
+    assert re.search(r"rows scored 20/20, [\d.]+ rows/s, recall: chunk checks", result.output)
 
 
 def test_verify_shows_its_progress(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_verify_shows_its_progress(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["verify", str(out), "--sample", "5"])
     assert result.exit_code == 0, result.output
     assert "rows re-scored 0/5, loading the model" in result.output
-    assert re.search(r"rows re-scored 5/5, [\d.]+ rows/s, recall: verdicts judged", result.output)
+    assert re.search(r"rows re-scored 5/5, [\d.]+ rows/s, recall: chunk checks", result.output)
 
 
 def test_a_pipe_gets_a_line_every_few_seconds_while_one_long_step_gives_no_news() -> None:

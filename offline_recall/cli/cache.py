@@ -45,15 +45,16 @@ def cache_info() -> None:
 @cache.command("clear")
 def cache_clear() -> None:
     """Remove every entry of the claim cache, forget every probed server, and remove what an
-    interrupted model conversion left behind."""
+    interrupted model conversion left behind. Nothing is removed through a symbolic link."""
+    servers = ProbedServers()
+    servers.check()  # before anything is cleared: a refusal leaves everything as it was
     claims = ClaimCache()
     try:
         removed = claims.clear()
     finally:
         claims.close()
     click.echo(f"removed {removed} entries from {claims.path}")
-    servers = ProbedServers()
     click.echo(f"forgot {servers.clear()} probed servers in {servers.folder}")
     models = cache_root() / "models"
-    left = clear_interrupted(models) if models.is_dir() else []
+    left = clear_interrupted(models) if models.is_dir() and not models.is_symlink() else []
     click.echo(f"removed {len(left)} interrupted conversions in {models}")

@@ -13,11 +13,12 @@ from ..data.destinations import check_destinations
 from ..errors import DatasetError
 from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
-from ..judging.profile import save_profile, user_profile_path
+from ..judging.profile import UnreadableProfile, save_profile, user_profile_path
+from ..paths import cache_root
 from ..printable import printable
 from ..runs.calibration import Calibration
 from ..runs.calibration import calibrate as fit
-from ..runs.resolve import resolve_run
+from ..runs.resolve import ResolvedRun, resolve_run
 from ..runs.session import Scoring
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
 from . import COMMANDS
@@ -72,6 +73,47 @@ def _losses(found: Calibration) -> list[str]:
             f"on these rows is {found.replaced_auroc:.3f}"
         )
     return losses
+
+
+def _resolved(
+    model: str,
+    backend: str,
+    engine_option: tuple[str, ...],
+    scorer_id: str,
+    force: bool,
+    console: Console,
+) -> ResolvedRun:
+    """The run to calibrate. An installed profile that cannot be read is what `calibrate`
+    replaces: with `force` it is set aside (renamed `*.unreadable`) and the run resolved
+    without it; without, the error says so."""
+    set_aside: set[Path] = set()
+    while True:
+        try:
+            return resolve_run(
+                model,
+                engine=backend,
+                engine_options=parse_engine_options(engine_option),
+                scorers=[scorer_id],
+                extracting=False,
+            )
+        except UnreadableProfile as e:
+            installed = e.path.parent == cache_root() / "profiles"
+            if not installed or e.path in set_aside:
+                raise
+            if not force:
+                raise click.ClickException(
+                    f"{e}; calibrate --force sets it aside and installs the new fit"
+                ) from None
+            aside = e.path.with_name(e.path.name + ".unreadable")
+            try:
+                e.path.replace(aside)
+            except OSError as moved:
+                raise click.ClickException(
+                    f"{e}; it cannot be set aside ({moved.strerror}): delete it"
+                ) from None
+            set_aside.add(e.path)
+            said = f"set the unreadable profile {e.path.name} aside as {aside}"
+            console.print(Text(printable(said), style="yellow"), soft_wrap=True)
 
 
 @click.command(short_help=COMMANDS["calibrate"].help)
@@ -162,13 +204,7 @@ def calibrate(
         console.print(Text(printable(f"skipped {error.message}"), style="yellow"), soft_wrap=True)
     if not pairs:
         raise DatasetError(f"{data.name}: no usable labelled rows")
-    run = resolve_run(
-        model,
-        engine=backend,
-        engine_options=parse_engine_options(engine_option),
-        scorers=[scorer_id],
-        extracting=False,
-    )
+    run = _resolved(model, backend, engine_option, scorer_id, force, console)
     claims = len({p.group for p in pairs})
     unit = scorer_kind(scorer_id).unit
     scoring = Scoring.start(run)

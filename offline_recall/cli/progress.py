@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.progress import (
@@ -31,8 +32,20 @@ EVERY = 10.0
 LOADING = "loading the model"
 
 
+CHUNK_CHECKS = "chunk checks"
+"""What the verdicts of a scorer of claims are counted as while it runs: one claim judged
+against one chunk (a claim is supported when one of its chunks supports it)."""
+
+
+def stage_words(scorer: str, stage: str) -> str:
+    """A stage as the progress names it: the verdicts of a scorer that judges claims against
+    the context are its chunk checks (claim x chunk pairs), which the summary's claims are not."""
+    kind = scorer_kind(scorer)
+    return CHUNK_CHECKS if stage == kind.judged and kind.separate_judge else stage
+
+
 def _stage_text(scorer: str, stage: str, done: int, total: int) -> str:
-    return f"{scorer_kind(scorer).measure}: {stage} {done}/{total}"
+    return f"{scorer_kind(scorer).measure}: {stage_words(scorer, stage)} {done}/{total}"
 
 
 def _window_text(first: int, rows: int) -> str:
@@ -59,6 +72,17 @@ def pace(scored: int, seconds: float, left: int | None, since: float = 0.0) -> s
     return text
 
 
+@dataclass(frozen=True)
+class _Verdicts:
+    """The verdict stage of the window in progress: when it began, and when it last told how
+    many of its `total` verdicts were `done`."""
+
+    began: float
+    told: float
+    done: int
+    total: int
+
+
 class _PaceColumn(ProgressColumn):
     """The rows' pace and the time left, read from the bar when the display refreshes, so the
     time left counts down between commits."""
@@ -74,7 +98,9 @@ class _PaceColumn(ProgressColumn):
 class RunBar:
     """What a run is doing, shown as it goes: rows scored, and below them the stage of the
     window in progress (the model loading, ground truths extracted, verdicts judged), so the
-    display moves inside a window long before its rows are committed.
+    display moves inside a window long before its rows are committed. Until the first rows
+    are committed, the time left is estimated from the verdicts of the first window: a slow
+    judge's first window can take minutes.
 
     A live bar on a terminal; elsewhere a plain line at the start, then one every `every`
     seconds (also while one long step gives no news, so a log never looks stalled), and a
@@ -106,6 +132,9 @@ class RunBar:
         self._first = 1
         self._window = 0
         self._stage = first
+        self._shown: tuple[int, str] | None = None
+        self._window_began = 0.0
+        self._verdicts: _Verdicts | None = None
         self._begun: float | None = None
         self._done_before = 0
         self._committed = 0.0
@@ -142,7 +171,8 @@ class RunBar:
             self._beat.join()
         if self._total is not None:
             with self._lock:
-                self._line()
+                if self._shown != (self._done, self._stage):  # never the same line again
+                    self._line()
 
     def _heartbeat(self) -> None:
         while not self._stop.wait(self._every):
@@ -161,16 +191,35 @@ class RunBar:
         return self._rows
 
     def pace(self) -> str | None:
-        """Rows per second since the run began scoring, and about how long the rest take."""
+        """Rows per second since the run began scoring, and about how long the rest take;
+        before any row is committed, the time left as the verdicts done so far tell it."""
         if self._begun is None:
             return None
         left = None if self._total is None else self._total - self._done
         since = self._clock() - self._committed
-        return pace(self._done - self._done_before, self._committed - self._begun, left, since)
+        scored = self._done - self._done_before
+        if scored <= 0:
+            return self._from_verdicts()
+        return pace(scored, self._committed - self._begun, left, since)
+
+    def _from_verdicts(self) -> str | None:
+        """About how long the run takes still, from the verdicts of the window in progress:
+        its verdicts left at the pace of those done, then the rows after it at the pace its
+        rows would have (the time it took so far and its verdicts left); None before the
+        first verdict."""
+        told = self._verdicts
+        if told is None or told.done <= 0 or told.told <= told.began or not self._window:
+            return None
+        stage_left = (told.total - told.done) * (told.told - told.began) / told.done
+        window = told.told - self._window_began + stage_left
+        after = 0 if self._total is None else self._total - self._done - self._window
+        left = stage_left + max(after, 0) * window / self._window - (self._clock() - told.told)
+        return f"about {duration(max(left, 0.0))} left"
 
     def window(self, rows: int) -> None:
         """A window of `rows` rows, the next ones after those done, starts."""
         self._first, self._window = self._done + 1, rows
+        self._window_began, self._verdicts = self._clock(), None
 
     def rows(self, done: int) -> None:
         self._done = done
@@ -180,10 +229,14 @@ class RunBar:
 
     def stage(self, scorer: str, stage: str, done: int, total: int) -> None:
         self._stage = _stage_text(scorer, stage, done, total)
+        if stage == scorer_kind(scorer).judged:
+            now, told = self._clock(), self._verdicts
+            began = now if told is None or done == 0 else told.began
+            self._verdicts = _Verdicts(began, now, done, total)
         where = f" ({_window_text(self._first, self._window)})" if self._window else ""
         self._progress.update(
             self._step,
-            description=f"  {scorer_kind(scorer).measure}: {stage}{where}",
+            description=f"  {scorer_kind(scorer).measure}: {stage_words(scorer, stage)}{where}",
             completed=done,
             total=total,
         )
@@ -201,6 +254,7 @@ class RunBar:
         time so far."""
         now = self._clock()
         self._printed = now
+        self._shown = (self._done, self._stage)
         total = "?" if self._total is None else str(self._total)
         rate = self.pace()
         paced = f", {rate}" if rate else ""

@@ -6,7 +6,15 @@ import os
 
 import click
 
-from ..service import DEFAULT_PORT, MAX_REQUEST_BYTES, TOKEN_ENV
+from ..service import (
+    DEFAULT_PORT,
+    MAX_CHARACTERS,
+    MAX_CONNECTIONS,
+    MAX_REQUEST_BYTES,
+    MAX_WORK,
+    READ_TIMEOUT,
+    TOKEN_ENV,
+)
 from . import COMMANDS
 from .options import parse_scorers
 from .run_options import resolve_announced, run_options
@@ -71,6 +79,37 @@ def host_warning(host: str, token: str | None) -> str | None:
     metavar="MS",
     help="The longest a batch about to start waits for requests still being read to join it.",
 )
+@click.option(
+    "--read-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=READ_TIMEOUT,
+    show_default=True,
+    metavar="S",
+    help="Seconds a request's head, and then its body, may take to arrive; a slower one is "
+    "answered 408 and closed.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    help="Connections held open at once; one more is answered 503 and closed.",
+)
+@click.option(
+    "--max-work",
+    type=click.IntRange(min=1),
+    default=MAX_WORK,
+    show_default=True,
+    help="The most judgments one run may ask (context chunks times the claims a scorer may "
+    "extract); a run asking more is refused with 413. A batch holds at most this much.",
+)
+@click.option(
+    "--max-characters",
+    type=click.IntRange(min=1),
+    default=MAX_CHARACTERS,
+    show_default=True,
+    help="The most characters of text one run may hold; a run holding more is refused with 413.",
+)
 def serve(
     model: str,
     backend: str,
@@ -83,6 +122,10 @@ def serve(
     port: int,
     max_request_bytes: int,
     batch_wait: float,
+    read_timeout: float,
+    max_connections: int,
+    max_work: int,
+    max_characters: int,
     no_judge_note: bool,
 ) -> None:
     """Score Mastra-shaped runs sent over HTTP, with the run `score` would make of the same
@@ -128,9 +171,21 @@ def serve(
         scoring = worker.call(lambda: Scoring.start(run))
         try:
             batcher = Batcher(
-                scoring, worker, spec.digest, size=scoring.window, wait=batch_wait / 1000
+                scoring,
+                worker,
+                spec.digest,
+                size=scoring.window,
+                wait=batch_wait / 1000,
+                work=max_work,
             )
-            settings = Settings(token=token, max_request_bytes=max_request_bytes)
+            settings = Settings(
+                token=token,
+                max_request_bytes=max_request_bytes,
+                read_timeout=read_timeout,
+                max_connections=max_connections,
+                max_work=max_work,
+                max_characters=max_characters,
+            )
             app = service_app(spec, batcher, settings)
             click.echo(f"listening on {url_of(sock)}")
             serve_socket(app, sock)

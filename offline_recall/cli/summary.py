@@ -4,6 +4,7 @@ and whether a CI gate passes."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -13,8 +14,13 @@ from ..printable import printable
 from ..runs.results import ItemRecord
 from ..runs.spec import RunSpec, ScorerSpec
 from ..runs.summary import Summary
+from ..scorer.declaration import ScorerDefinition
 from ..scorer.registry import scorer_kind
 from ..scorer.results import Status
+from .progress import CHUNK_CHECKS
+
+if TYPE_CHECKING:
+    from ..scorer.pipeline import ScorerClass
 
 
 def profile_line(scorer: ScorerSpec) -> str:
@@ -36,13 +42,19 @@ def profile_line(scorer: ScorerSpec) -> str:
         else f"cross-validated AUROC {checked.auroc:.3f} (word overlap "
         f"{checked.baseline_auroc:.3f}) over {profile.rows} pairs"
     )
-    return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}"
+    card = "" if profile.card is None else f"; behaviour cases right: {profile.card.describe()}"
+    return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}{card}"
 
 
 def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
     kind = scorer_kind(scorer_id)
     setup = spec.scorer(scorer_id).setup
-    table = Table(title=Text(printable(kind.name)), show_header=False)
+    table = Table(
+        title=Text(printable(kind.name)),
+        caption=_checks(kind),
+        caption_justify="left",
+        show_header=False,
+    )
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", no_wrap=True)  # a fingerprint is read whole, never cut
     counts = summary.by_status
@@ -82,6 +94,18 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
     return table
 
 
+def _checks(kind: ScorerClass) -> str | None:
+    """How the progress's chunk checks make the summary's claims, for a scorer that judges
+    claims against the context (said once, where both have been shown); None for another."""
+    if not (kind.separate_judge and kind.asks_model()):
+        return None
+    unit = kind.unit.removesuffix("s")
+    return (
+        f"a {unit} is {kind.positive} when one chunk supports it; the progress counted "
+        f"{CHUNK_CHECKS} (each {unit} against one chunk)"
+    )
+
+
 def _mean(summary: Summary) -> str:
     return "n/a (no item scored)" if summary.mean is None else f"{summary.mean:.4f}"
 
@@ -114,18 +138,26 @@ def items_table(records: Sequence[ItemRecord]) -> Table:
     table.add_column("negative verdicts or error", overflow="fold")
     for r in records:
         for sid, result in r.results.items():
+            kind = scorer_kind(sid)
             judgments = result.judgments()
             negative = "; ".join(j.text for j in judgments if not j.positive)
+            verdicts = kind.asks_model() or judgments  # a rule gives no verdicts to count
             table.add_row(
                 str(r.line),
                 Text("" if r.id is None else printable(str(r.id))),
-                scorer_kind(sid).measure,
+                Text(printable(_scorer_word(kind))),
                 result.status.value,
                 "n/a" if result.score is None else f"{result.score:.2f}",
-                f"{sum(j.positive for j in judgments)}/{len(judgments)}",
+                f"{sum(j.positive for j in judgments)}/{len(judgments)}" if verdicts else "",
                 Text(printable(result.error or negative)),  # Text: never read as markup
             )
     return table
+
+
+def _scorer_word(kind: ScorerClass) -> str:
+    """A scorer as the items table names it: what it measures ("recall"), or its name where it
+    does not say (a plugin's measure left as "score")."""
+    return kind.name if kind.measure == ScorerDefinition.measure else kind.measure
 
 
 def every_row_failed(summaries: Mapping[str, Summary]) -> str | None:

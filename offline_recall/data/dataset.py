@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import DatasetError
-from .fields import FIELDS, Detection, FieldMap, detect, ground_truth_value
+from .fields import FIELDS, LISTED_GROUND_TRUTH, Detection, FieldMap, detect, ground_truth_value
 from .readers import (
     InputFormat,
     Record,
@@ -119,6 +119,8 @@ def _refused(
     """The error of a record that cannot be scored, keeping its fields as read; the values
     of `unread` keys (read as no field) are kept with its other fields."""
     given, others = _read(record, fields)
+    if any(k in unread for k in fields.ground_truth):
+        given["ground_truth"] = None  # kept as read with the other fields, not as one
     kept = others | {k: record[k] for k in unread}
     context = next((record[k] for k in fields.context if k in record and k not in unread), None)
     return RowError(
@@ -151,6 +153,10 @@ def row_from_record(
     if context is not None and not _chunks(context):
         reason = f"'{contexts[0]}' must be a list of strings"
         return _refused(line, reason, where, record, fields, contexts[0])
+    listed = record.get(LISTED_GROUND_TRUTH) if LISTED_GROUND_TRUTH in truths else None
+    if isinstance(listed, list) and not all(isinstance(v, str) for v in listed):
+        reason = f"'{LISTED_GROUND_TRUTH}' must be a list of strings (reference answers)"
+        return _refused(line, reason, where, record, fields, LISTED_GROUND_TRUTH)
     given, others = _read(record, fields)
     return Row(line=line, context=context, metadata=others or None, **given)
 
@@ -260,7 +266,8 @@ class Survey:
     scorable: int
     """Rows among them that can be scored."""
     present: frozenset[str]
-    """The fields (`FIELDS`) some scorable row holds."""
+    """The fields (`FIELDS`) some scorable row holds; a context that is an empty list counts
+    (the retriever found nothing, and the row scores `no_context`)."""
     refused: tuple[RowError, ...]
     """The first row errors, in order."""
 
@@ -281,6 +288,8 @@ def survey(dataset: Dataset, wanted: Collection[Collection[str]] = ()) -> Survey
             continue
         scorable += 1
         present |= {f for f in FIELDS if holds(getattr(row, f))}
+        if row.context is not None:  # an empty list is a retrieval that found nothing: no_context
+            present.add("context")
         if all(present.intersection(fields) for fields in wanted):
             break
     return Survey(read, scorable, frozenset(present), tuple(refused))

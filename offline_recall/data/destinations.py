@@ -6,15 +6,21 @@ The inputs include the files a command reads beside the ones it is given (a run'
 store, a model's manifest and the files of its folder), and the destinations include the files
 it writes beside the ones it is given (a manifest, a store's log files and its lock). A
 symbolic link is never a destination: nothing is written through one.
+
+Folders follow one rule too (`check_own_folder`): a folder the project writes into or cleans
+(the Mastra module, a Ray run's shard folder, the probed-servers registry, the parts of a
+weights file) is never a symbolic link, and is either new, empty, or marked as the project's
+own; a folder of someone else's is never written into or cleaned.
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -34,7 +40,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _same(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
     """Whether `a` and `b` name one file: the same inode when both exist, else the same
     resolved path (a link to the other, `./x` for `x`)."""
     try:
@@ -81,13 +87,59 @@ def check_destinations(
     for i, (option, path) in enumerate(outputs):
         _refuse_unwritable(option, path)
         for name, source in given.items():
-            if _same(path, source):
+            if same_file(path, source):
                 raise ConfigurationError(
                     f"{option} {path} is the input {name}; write the results somewhere else"
                 )
         for other, earlier in outputs[:i]:
-            if _same(path, earlier):
+            if same_file(path, earlier):
                 raise ConfigurationError(f"{option} {path} is also {other}; give each its own file")
+
+
+def refuse_link(what: str, path: Path) -> None:
+    """Refuse, in one line, a `path` that is a symbolic link: nothing is written or removed
+    through one."""
+    if path.is_symlink():
+        raise ConfigurationError(
+            f"{what} {path} is a symbolic link, which is never written through; remove it "
+            "or give another path"
+        )
+
+
+def check_own_folder(what: str, path: Path, ours: Callable[[Path], bool], holds: str) -> None:
+    """Refuse, in one line, a folder the project would write into or clean unless it is a new
+    path, an empty folder, or a folder `ours` recognises as the project's own (by a marker it
+    wrote there); never a symbolic link, never something that is not a folder. `holds` says
+    what the folder is for (`a Ray run's shards`)."""
+    refuse_link(what, path)
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as e:
+        raise ConfigurationError(f"{what} {path}: cannot be used ({e.strerror})") from e
+    if not stat.S_ISDIR(mode):
+        raise ConfigurationError(f"{what} {path} is {_kind(mode)}; give a folder for {holds}")
+    try:
+        empty = next(os.scandir(path), None) is None
+    except OSError as e:
+        raise ConfigurationError(f"{what} {path}: cannot be read ({e.strerror})") from e
+    if not empty and not ours(path):
+        raise ConfigurationError(
+            f"{what} {path} holds files that are not {holds}; offline-recall writes only into "
+            "a new or empty folder or one of its own: give another path"
+        )
+
+
+def json_file(path: Path) -> object:
+    """The JSON a regular file (not a link) holds, or None when it is missing, a link, not a
+    regular file, or not JSON: what a folder's marker is read with."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
 
 
 def folder_files(name: str, folder: Path) -> dict[str, Path]:

@@ -83,7 +83,7 @@ def ground_truth_value(key: str, value: Any) -> Any:
     """A ground truth as read from `key`: a `ground_truths` list of strings joined by newlines
     (every reference answer is one text to extract claims from), anything else as given."""
     listed = key == LISTED_GROUND_TRUTH and isinstance(value, list)
-    if listed and all(isinstance(v, str) for v in value):  # anything else is judged as JSON
+    if listed and all(isinstance(v, str) for v in value):  # a list holding more is refused
         return "\n".join(value)
     return value
 

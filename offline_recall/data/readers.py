@@ -112,19 +112,29 @@ def refused_value(record: Any) -> str | None:
     return None
 
 
-def _loads(text: str) -> Any:
-    """`json.loads`, with nesting too deep for the parser raised as a ValueError."""
+def too_long_number() -> str:
+    """Why a JSON number Python will not convert cannot be read."""
+    return f"a number has more than {sys.get_int_max_str_digits()} digits"
+
+
+def loads(text: str) -> Any:
+    """`json.loads`, with nesting too deep for the parser, or an integer longer than Python
+    converts, raised as a ValueError (not a `JSONDecodeError`) saying so in one line."""
     try:
         return json.loads(text)
     except RecursionError:
         raise ValueError(f"a value is nested more than {MAX_DEPTH} levels deep") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int(): "Exceeds the limit (4300 digits) for integer string conversion"
+        raise ValueError(too_long_number()) from None
 
 
 def jsonl_record(text: str) -> dict[str, Any] | str:
     """One JSON Lines record's keys, or the reason it is not a record."""
     line = text.rstrip("\r\n").removeprefix("\ufeff")
     try:
-        record = _loads(line)
+        record = loads(line)
     except json.JSONDecodeError as e:
         return f"not valid JSON: {line_error(e, line)}"
     except ValueError as e:
@@ -237,17 +247,28 @@ def json_items(text: str, name: str) -> list[Any]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise DatasetError(f"{name}: not valid JSON: {json_error(e)}") from e
+    except ValueError:  # an integer longer than Python converts: that item's error
+        if not text.lstrip("\ufeff \t\r\n").startswith("["):
+            raise DatasetError(f"{name}: cannot be read: {too_long_number()}") from None
+        data = _each_item(text)
     except RecursionError:
-        data = []
-        for item in _array_items(text):
-            try:
-                data.append(_loads(item))
-            except ValueError as e:
-                data.append(Unreadable(str(e)))
+        data = _each_item(text)
     if not isinstance(data, list):
         raise DatasetError(
             f"{name}: expected a JSON array of objects; one object per line is .jsonl"
         )
+    return data
+
+
+def _each_item(text: str) -> list[Any]:
+    """The items of the JSON array `text` parsed one by one: an item the parser refuses as a
+    whole (nested too deep, a number too long) is that item's error (an `Unreadable`)."""
+    data: list[Any] = []
+    for item in _array_items(text):
+        try:
+            data.append(loads(item))
+        except ValueError as e:
+            data.append(Unreadable(str(e)))
     return data
 
 
@@ -355,7 +376,7 @@ def decode_context_cell(cell: str, separator: str | None) -> list[str]:
         return []
     if not text.startswith("["):
         return [cell]
-    value = _loads(text)
+    value = loads(text)
     if not isinstance(value, list):
         raise ValueError(f"it holds a JSON {type(value).__name__}")
     if not all(isinstance(c, str) for c in value):

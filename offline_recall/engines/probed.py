@@ -6,24 +6,30 @@ the same of its model in `/v1/models` (id, owner, weights' path, length limit), 
 same pinned model by the same offline-recall with the same dialect table. Anything else is
 another server, probed again. Each verdict is one small JSON file named by the sha256 of that
 identity, in `servers/` under the cache folder ($OFFLINE_RECALL_CACHE, else the user's cache).
-Only a probe that found a dialect is kept; a refusal is never remembered.
+Only a probe that found a dialect is kept; a refusal is never remembered. A `servers/` that is
+a symbolic link is never written into or cleared, and clearing removes only files named as
+verdicts are (`<32 hex digits>.json`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._version import __version__
-from ..data.destinations import written_whole
+from ..data.destinations import refuse_link, written_whole
 from ..errors import ConfigurationError
 from ..paths import cache_root
 from ..urls import shown_url
 from .dialects import DIALECTS, Dialect, dialects_digest
 from .manifests import ModelManifest
 from .served import ServedModel
+
+_VERDICT = re.compile(r"[0-9a-f]{32}\.json")
+"""The name of a verdict's file: its identity's key."""
 
 
 def default_servers_folder() -> Path:
@@ -100,6 +106,7 @@ class ProbedServers:
         """Keep the verdict. One that cannot be written costs the next run its probes, no more."""
         entry = ProbedServer(identity=identity, dialect=dialect.name)
         try:
+            self.check()
             with written_whole(self._path(identity)) as f:
                 f.write(entry.model_dump_json(indent=2) + "\n")
         except ConfigurationError:
@@ -119,10 +126,24 @@ class ProbedServers:
         """Bytes the verdicts take."""
         return sum(p.stat().st_size for p in self.folder.glob("*.json") if p.is_file())
 
+    def check(self) -> None:
+        """Refuse, in one line, a folder that is a symbolic link: nothing is written or
+        removed through one."""
+        refuse_link("the probed-servers folder", self.folder)
+
+    def _verdicts(self) -> list[Path]:
+        return [
+            p
+            for p in self.folder.glob("*.json")
+            if _VERDICT.fullmatch(p.name) and p.is_file() and not p.is_symlink()
+        ]
+
     def clear(self) -> int:
-        """Forget every verdict; the number of files removed."""
+        """Forget every verdict (the files named as verdicts are, nothing else); the number of
+        files removed."""
+        self.check()
         removed = 0
-        for path in self.folder.glob("*.json"):
+        for path in self._verdicts():
             path.unlink(missing_ok=True)
             removed += 1
         return removed

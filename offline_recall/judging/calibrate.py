@@ -1,6 +1,10 @@
 """Fitting a judge profile on labelled (claim, context, label) rows, cross-validated.
 
-A logistic regression over the chosen signals, scaled to unit variance. The numbers reported
+A logistic regression over the chosen signals, scaled to unit variance, each signal's weight
+bounded by what the signal means (L-BFGS-B on the L2-regularised log-loss): a signal of
+support (`SUPPORTING`) never gets a negative weight and a signal against it (`OPPOSING`) never
+a positive one, so a fit cannot learn that, in one data set, sharing words with the context
+marks an unsupported claim. The numbers reported
 come from k-fold cross-validation grouped by claim: each fold's rule, and its threshold, are
 fitted without the fold's rows. The stored rule is then fitted on all rows, with the
 threshold that maximises balanced accuracy over the out-of-fold probabilities.
@@ -14,13 +18,21 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import DatasetError
 from .korean import has_hangul
 from .labelled import LabelledPair
-from .profile import MIN_SCALE, MODEL_SIGNAL, RECALL, CrossValidated, JudgeProfile
+from .negatives import kind_of
+from .profile import (
+    MIN_SCALE,
+    MODEL_SIGNAL,
+    OPPOSING,
+    RECALL,
+    SUPPORTING,
+    CrossValidated,
+    JudgeProfile,
+)
 from .signals import LEXICAL_SIGNALS, word_overlap
 
-if TYPE_CHECKING:  # numpy and scikit-learn load with a fit: applying a profile needs neither
+if TYPE_CHECKING:  # numpy and scipy load with a fit: applying a profile needs neither
     import numpy as np
     from numpy.typing import NDArray
-    from sklearn.linear_model import LogisticRegression
 
     Matrix = NDArray[np.float64]
 
@@ -64,23 +76,70 @@ def _group_max(scores: Matrix, groups: Sequence[str]) -> tuple[list[str], Matrix
     return names, np.array([best[g] for g in names])
 
 
-def _fit(x: Matrix, y: NDArray[np.bool_], seed: int) -> tuple[Matrix, Matrix, LogisticRegression]:
-    from sklearn.linear_model import LogisticRegression
+def _labelled(names: list[str], scores: Matrix) -> tuple[list[str], Matrix]:
+    """The labelled claims of `names` and their scores: made claims left out."""
+    keep = [i for i, g in enumerate(names) if kind_of(g) is None]
+    return [names[i] for i in keep], scores[keep]
+
+
+class _Logistic(NamedTuple):
+    """A fitted logistic rule on standardised signals."""
+
+    coef: Matrix
+    intercept: float
+
+    def decision(self, z: Matrix) -> Matrix:
+        return z @ self.coef + self.intercept
+
+
+def _bounds(signals: Sequence[str]) -> list[tuple[float | None, float | None]]:
+    """Each weight's bounds from its signal's meaning; the intercept last, free."""
+    found: list[tuple[float | None, float | None]] = []
+    for s in signals:
+        found.append(
+            (0.0, None) if s in SUPPORTING else (None, 0.0) if s in OPPOSING else (None, None)
+        )
+    return [*found, (None, None)]
+
+
+def _fit(
+    x: Matrix, y: NDArray[np.bool_], signals: Sequence[str]
+) -> tuple[Matrix, Matrix, _Logistic]:
+    """Standardise `x` and fit the sign-bounded logistic rule: the L2-regularised log-loss
+    (`REGULARISATION_C`, intercept unpenalised), minimised by L-BFGS-B from zero."""
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import expit
 
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < MIN_SCALE] = 1.0
-    model = LogisticRegression(C=REGULARISATION_C, max_iter=2000, random_state=seed)
-    model.fit((x - mean) / scale, y)
-    return mean, scale, model
+    z = (x - mean) / scale
+    t = y.astype(np.float64)
+
+    def loss(theta: Matrix) -> tuple[float, Matrix]:
+        w, b = theta[:-1], theta[-1]
+        m = z @ w + b
+        error = expit(m) - t
+        value = float(np.sum(np.logaddexp(0.0, m) - t * m) + 0.5 * (w @ w) / REGULARISATION_C)
+        return value, np.append(z.T @ error + w / REGULARISATION_C, error.sum())
+
+    found = minimize(
+        loss,
+        np.zeros(z.shape[1] + 1),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=_bounds(signals),
+        options={"maxiter": 2000},
+    )
+    theta = np.asarray(found.x, dtype=np.float64)
+    return mean, scale, _Logistic(theta[:-1], float(theta[-1]))
 
 
-def _predict(
-    x: Matrix, mean: Matrix, scale: Matrix, model: LogisticRegression, offset: Matrix
-) -> Matrix:
+def _predict(x: Matrix, mean: Matrix, scale: Matrix, model: _Logistic, offset: Matrix) -> Matrix:
     import numpy as np
 
-    z = model.decision_function((x - mean) / scale) + offset
+    z = model.decision((x - mean) / scale) + offset
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0))), dtype=np.float64)
 
 
@@ -133,7 +192,10 @@ def fit_profile(
 
     With `korean_signals`, claims written in Hangul get a rule of their own over those
     signals (the profile's `korean`), fitted on them alone; the threshold and the
-    cross-validated numbers are over every claim."""
+    cross-validated numbers are over every claim. Claims made from the labelled ones
+    (`negatives`: their groups name their kind) weigh in the fit, but the threshold and the
+    cross-validated numbers are the labelled claims' alone: an unrelated context is easy to
+    reject, and would flatter them."""
     import numpy as np
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
     from sklearn.model_selection import GroupKFold
@@ -141,7 +203,7 @@ def fit_profile(
     groups = [p.group for p in pairs]
     y_pair = np.array([p.label for p in pairs], dtype=bool)
     claim_label = {p.group: p.label for p in pairs}
-    names = list(dict.fromkeys(groups))
+    names = [g for g in dict.fromkeys(groups) if kind_of(g) is None]
     y_claim = np.array([claim_label[g] for g in names], dtype=bool)
     if len(set(y_claim.tolist())) < 2:
         raise DatasetError("calibration needs both supported and unsupported claims")
@@ -165,7 +227,7 @@ def fit_profile(
             inside = train[rule.rows]
             if len(set(y_pair[rule.rows][inside].tolist())) < 2:
                 raise DatasetError("each rule needs claims of both labels in every fold")
-            mean, scale, model = _fit(rule.x[inside], y_pair[rule.rows][inside], seed)
+            mean, scale, model = _fit(rule.x[inside], y_pair[rule.rows][inside], rule.fitted)
             found[rule.rows] = _predict(rule.x, mean, scale, model, rule.offset)
         return found
 
@@ -177,17 +239,17 @@ def fit_profile(
         in_train[train] = True
         fold = predicted(in_train)
         out_of_fold[test] = fold[test]
-        train_names, train_best = _group_max(fold[train], [groups[i] for i in train])
+        train_names, train_best = _labelled(*_group_max(fold[train], [groups[i] for i in train]))
         cut = best_threshold([claim_label[g] for g in train_names], train_best)
-        test_names, test_best = _group_max(out_of_fold[test], [groups[i] for i in test])
+        test_names, test_best = _labelled(*_group_max(out_of_fold[test], [groups[i] for i in test]))
         fold_decisions.update(zip(test_names, (test_best >= cut).tolist(), strict=True))
         test_labels = [claim_label[g] for g in test_names]
         if len(set(test_labels)) == 2:
             fold_aurocs.append(float(roc_auc_score(test_labels, test_best)))
 
-    _, claim_scores = _group_max(out_of_fold, groups)
+    _, claim_scores = _labelled(*_group_max(out_of_fold, groups))
     overlap = np.array([word_overlap(p.context, str(p.claim)) for p in pairs])
-    _, claim_overlap = _group_max(overlap, groups)
+    _, claim_overlap = _labelled(*_group_max(overlap, groups))
     overlap_cut = best_threshold(y_claim, claim_overlap)
     checked = CrossValidated(
         folds=folds,
@@ -206,7 +268,7 @@ def fit_profile(
     threshold = best_threshold(y_claim, claim_scores)
     fitted_rules = []
     for rule in rules:
-        mean, scale, model = _fit(rule.x, y_pair[rule.rows], seed)
+        mean, scale, model = _fit(rule.x, y_pair[rule.rows], rule.fitted)
         fitted_rules.append(
             JudgeProfile(
                 scorer=scorer,
@@ -216,10 +278,10 @@ def fit_profile(
                 means=(*(float(m) for m in mean), *(0.0 for _ in rule.ruled)),
                 scales=(*(float(s) for s in scale), *(1.0 for _ in rule.ruled)),
                 weights=(
-                    *(float(w) for w in model.coef_[0]),
+                    *(float(w) for w in model.coef),
                     *(RULE_WEIGHTS[s] for s in rule.ruled),
                 ),
-                bias=float(model.intercept_[0]),
+                bias=model.intercept,
                 threshold=threshold,
                 evidence_sentences=evidence_sentences,
                 rows=len(rule.rows),
@@ -230,7 +292,7 @@ def fit_profile(
     return every.model_copy(
         update={
             "trained_on": trained_on,
-            "rows": len(pairs),
+            "rows": sum(kind_of(p.group) is None for p in pairs),
             "cross_validated": checked,
             "korean": korean_rule[0] if korean_rule else None,
         }

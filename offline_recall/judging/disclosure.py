@@ -3,6 +3,8 @@
 The embedded model's shipped profile decides from word statistics alone (its yes/no
 probabilities carry no signal): right for demos and CI smoke runs, not for scores to trust.
 `score` prints `NOTE` when such a profile decides, and the HTML report shows it in its header.
+Beside every profile's name, `score` and the report show its card (`behaviour.py`): how often
+it was right on unrelated contexts, contradictions and paraphrases.
 A user's calibrated profile, a given one, or another model's decisions are not flagged.
 """
 
@@ -37,6 +39,28 @@ def lexical_digests() -> frozenset[str]:
             if not profile.uses_model:
                 found.add(profile.digest)
     return frozenset(found)
+
+
+@cache
+def shipped_cards() -> dict[str, str]:
+    """Each bundled profile's card, described, by the profile's digest."""
+    found = {}
+    for path in _bundled_profiles():
+        profile = load_profile(path)
+        if profile.card is not None:
+            found[profile.digest] = profile.card.describe()
+    return found
+
+
+def card_lines(digests: list[str | None]) -> list[str]:
+    """For each of these results' profiles that is a shipped one with a card: its digest and
+    how often it was right per kind of behaviour case."""
+    cards = shipped_cards()
+    return [
+        f"judge {d}, behaviour cases right: {cards[d]}"
+        for d in sorted({d for d in digests if d})
+        if d in cards
+    ]
 
 
 def note_for_digests(digests: list[str | None]) -> str | None:

@@ -23,12 +23,31 @@ from ..data.destinations import written_whole
 from ..engines.manifests import bundled_manifest_dir
 from ..errors import ModelError
 from ..paths import cache_root
+from .behaviour import JudgeCard
 from .korean import has_hangul
 from .signals import LEXICAL_SIGNALS
 
 RECALL = "context-recall-scorer"
 MODEL_SIGNAL = "model"
 SIGNALS = (MODEL_SIGNAL, *LEXICAL_SIGNALS)
+SUPPORTING = (
+    MODEL_SIGNAL,
+    "overlap",
+    "weighted_overlap",
+    "evidence_overlap_1",
+    "evidence_overlap_2",
+    "evidence_overlap_3",
+    "numbers",
+    "bigrams",
+    "names",
+    "synonyms",
+)
+"""Signals of support: the model's P(yes), and how much of the claim (its words, rare words,
+numbers, word pairs, names, synonyms) the context holds. A rule never weighs them against
+support, whatever a data set's labels reward."""
+OPPOSING = ("rarest_missing", "missing", "polarity", "opposite", "quantity_mismatch")
+"""Signals against support: words of the claim the context lacks, and a negation, an opposite
+or a quantity the context states otherwise. A rule never weighs them for support."""
 PROFILE_SUFFIX = ".judge.json"
 # P(yes) is clamped before its logit so that a certain model stays a finite signal.
 _P_EDGE = 1e-6
@@ -105,6 +124,13 @@ class JudgeProfile(BaseModel):
         "meaning that word statistics miss; None: one rule for every claim. The profile's "
         "threshold decides both.",
     )
+    card: JudgeCard | None = Field(
+        default=None,
+        exclude_if=lambda card: card is None,
+        description="How often the profile was right per kind of behaviour case (unrelated "
+        "context, contradicted number, name, place, negation, opposite; paraphrase), when it "
+        "was fitted; None: not measured",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> JudgeProfile:
@@ -114,6 +140,17 @@ class JudgeProfile(BaseModel):
         n = len(self.signals)
         if not n or not len(self.means) == len(self.scales) == len(self.weights) == n:
             raise ValueError("signals, means, scales and weights must have one entry per signal")
+        for signal, weight in zip(self.signals, self.weights, strict=True):
+            if signal in SUPPORTING and weight < 0:
+                raise ValueError(
+                    f"signal {signal!r} has weight {weight:.3g}: a signal of support never "
+                    "counts against support; refit the profile"
+                )
+            if signal in OPPOSING and weight > 0:
+                raise ValueError(
+                    f"signal {signal!r} has weight {weight:.3g}: a signal against support never "
+                    "counts for support; refit the profile"
+                )
         if self.korean is not None:
             korean = self.korean
             same = (self.scorer, self.model_fingerprint, self.prompt_version)
@@ -155,12 +192,18 @@ class JudgeProfile(BaseModel):
     @property
     def digest(self) -> str:
         """Identifies the rule, so a run's manifest can say which one decided."""
-        return hashlib.sha256(self.model_dump_json(exclude=self._unset()).encode()).hexdigest()[:16]
+        # The card measures the rule; it is not the rule, so it is not hashed.
+        text = self.model_dump_json(exclude=self._unset() | {"card": True})
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def _unset(self) -> dict[str, Any]:
-        """Fields left out of the profile's text: no Korean rule is no field (in the Korean
-        rule too), so a profile without one reads and hashes as before there could be one."""
-        return {"korean": True} if self.korean is None else {"korean": {"korean": True}}
+        """Fields left out of the profile's text: no Korean rule and no card are no field (in
+        the Korean rule too), so a profile without them reads and hashes as before there could
+        be one."""
+        unset: dict[str, Any] = {"card": True} if self.card is None else {}
+        if self.korean is None:
+            return unset | {"korean": True}
+        return unset | {"korean": {"korean": True, "card": True}}
 
     @property
     def is_plain(self) -> bool:
@@ -253,14 +296,24 @@ def _legacy_user_profile_path(fingerprint: str, prompt_version: str) -> Path:
     return cache_root() / "profiles" / f"{_safe(fingerprint)}-{prompt_version}{PROFILE_SUFFIX}"
 
 
+class UnreadableProfile(ModelError):
+    """A judge profile file that cannot be read or is malformed; `path` is the file."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 def load_profile(path: Path) -> JudgeProfile:
-    """A profile from a JSON file; a clear error if it is unreadable or malformed."""
+    """A profile from a JSON file; a clear error (an `UnreadableProfile`) if it is unreadable
+    or malformed."""
     try:
         return JudgeProfile.model_validate_json(path.read_bytes())
     except (OSError, ValidationError, ValueError) as e:
-        raise ModelError(
+        raise UnreadableProfile(
+            path,
             f"judge profile {path} cannot be read ({_why(e)}); refit it with "
-            "`offline-recall calibrate` or delete it"
+            "`offline-recall calibrate` or delete it",
         ) from e
 
 

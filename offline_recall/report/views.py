@@ -9,7 +9,7 @@ from typing import Any
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
-from ..judging.disclosure import note_for_digests
+from ..judging.disclosure import card_lines, note_for_digests
 from ..runs.results import ItemRecord
 from ..runs.summary import Summary, Tally
 from ..scorer.registry import SCORERS
@@ -135,6 +135,9 @@ class ReportView(_View):
     libraries: list[str]
     judge_note: str | None = None
     """Said in the header when the embedded model's lexical rule decided the verdicts."""
+    judge_cards: list[str] = []
+    """Each shipped judge profile that decided, with its count right per kind of behaviour
+    case."""
     scorers: list[ScorerView]
     count: int
     """The items of the run: the page lists them all, a page at a time."""
@@ -361,6 +364,7 @@ def report_view(records: Iterable[ItemRecord], source: str) -> ReportView:
         prompts=sorted(prompts),
         libraries=sorted(libraries),
         judge_note=note_for_digests(sorted(profiles, key=str)),
+        judge_cards=card_lines(sorted(profiles, key=str)),
         scorers=scorers,
         count=count,
         failed=failed,

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol, cast
 
-from ..engines import Failed
+from ..engines import Engine, Failed
 from ..errors import ConfigurationError, DatasetError
+from ..judging.behaviour import JudgeCard, card_of, cases
 from ..judging.calibrate import SIGNAL_SETS, claim_auroc, fit_profile
 from ..judging.judge import Judge, signal_values
 from ..judging.labelled import LabelledPair
+from ..judging.negatives import kind_of, with_negatives
 from ..judging.profile import MODEL_SIGNAL, JudgeProfile
 from ..scorer.registry import RECALL
 from ..text import pack
@@ -55,6 +57,7 @@ def calibrate(
     seed: int = 0,
     trained_on: str = "",
     compare: bool = True,
+    negatives: bool = True,
 ) -> Calibration:
     """Judge every labelled pair once on the spec's model (as the scorer `scorer_id` asks
     the model), then fit a profile over the chosen signals with cross-validation grouped by
@@ -76,6 +79,7 @@ def calibrate(
         seed=seed,
         trained_on=trained_on,
         compare=compare,
+        negatives=negatives,
     )
     return fitted[signals]
 
@@ -93,10 +97,13 @@ def calibrate_sets(
     trained_on: str = "",
     compare: bool = True,
     korean: str | None = None,
+    negatives: bool = True,
 ) -> dict[str, Calibration]:
     """`calibrate` for several signal sets on one judging of the pairs: the model is asked
     once per pair, whichever sets use its answer. With `korean` (a signal set), claims written
-    in Hangul get a rule of their own over that set in every profile."""
+    in Hangul get a rule of their own over that set in every profile. With `negatives`, the
+    fit also sees the unsupported claims made from the labelled ones (`judging.negatives`:
+    each claim against an unrelated context, each supported claim contradicted by rule)."""
     if unknown := [name for name in (*sets, korean) if name and name not in SIGNAL_SETS]:
         raise ConfigurationError(
             f"unknown signal set {unknown[0]!r}; known: {', '.join(SIGNAL_SETS)}"
@@ -110,6 +117,8 @@ def calibrate_sets(
     found = built.scorers.get(scorer_id)
     if found is None:
         raise ConfigurationError(f"the run spec has no {scorer_id} to calibrate")
+    if negatives:
+        labelled = with_negatives(labelled)
     scorer = cast(Judged, found)
     count = built.engine.count_tokens
     chunked = [
@@ -138,6 +147,12 @@ def calibrate_sets(
         if compare
         else None
     )
+    with_model = any(MODEL_SIGNAL in SIGNAL_SETS[name] for name in (*sets, korean) if name)
+    on_cases = (
+        _case_values(built.engine, scorer, evidence, with_model)
+        if all(isinstance(p.claim, str) for p in labelled)
+        else None
+    )
     fitted = {}
     for name in sets:
         chosen = SIGNAL_SETS[name]
@@ -156,9 +171,11 @@ def calibrate_sets(
             trained_on=trained_on,
             korean_signals=SIGNAL_SETS[korean] if korean else None,
         )
+        if on_cases is not None:
+            profile = profile.model_copy(update={"card": profile_card(profile, on_cases)})
         fitted[name] = Calibration(
             profile=profile,
-            claims=len({p.group for p in labelled}),
+            claims=len({p.group for p in labelled if kind_of(p.group) is None}),
             pairs=len(kept),
             failed=len(chunked) - len(kept),
             replaced=current,
@@ -166,6 +183,33 @@ def calibrate_sets(
             judged=kept,
         )
     return fitted
+
+
+def _case_values(
+    engine: Engine, scorer: Judged, evidence: int | None, with_model: bool
+) -> list[dict[str, float] | Failed]:
+    """The signals of every behaviour case, judged as the calibration pairs are."""
+    return signal_values(
+        engine,
+        scorer.judge.question,
+        [(c.context, c.claim) for c in cases()],
+        evidence_sentences=evidence,
+        with_model=with_model,
+    )
+
+
+def profile_card(
+    profile: JudgeProfile, values: Sequence[dict[str, float] | Failed]
+) -> JudgeCard | None:
+    """`profile`'s card on the behaviour cases whose signals are `values`; None when the
+    engine failed on a case."""
+    decisions = []
+    for case, found in zip(cases(), values, strict=True):
+        if isinstance(found, Failed):
+            return None
+        rule = profile.rule_for(case.claim)
+        decisions.append(rule.probability(found) >= profile.threshold)
+    return card_of(decisions)
 
 
 def profile_auroc(judge: Judge[Any], labelled: Sequence[LabelledPair]) -> float | None:

@@ -5,7 +5,8 @@ ground-truth text), so scoring the same labelled set against another retriever e
 claims again, and a changed model or prompt never reuses another's claims. Only successful
 extractions are kept. A cache that cannot be opened, read or written (a read-only or missing
 folder, a file that is not a cache, a full disk) stops the command in one line saying what to
-do, never with a traceback.
+do, never with a traceback; so does a cache file (or one of SQLite's side files) that is a
+symbolic link, which is never written through, dangling or not.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import ConfigurationError
 from ..paths import CACHE_ENV, cache_root
 
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside the cache."""
 _SCHEMA = "CREATE TABLE IF NOT EXISTS claims (key BLOB PRIMARY KEY, claims TEXT NOT NULL)"
 
 
@@ -53,6 +56,13 @@ class ClaimCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_cache_path()
+        for file in (self.path, *(self.path.with_name(self.path.name + s) for s in _SIDE_FILES)):
+            if file.is_symlink():
+                raise ConfigurationError(
+                    f"the claim cache {file} is a symbolic link, which is never written "
+                    f"through; remove it, set {CACHE_ENV} to another folder, or score with "
+                    "--no-cache"
+                )
         with self._using():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # A Ray worker opens it in one thread and scores in another; SQLite serialises it.

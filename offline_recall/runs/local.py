@@ -58,10 +58,9 @@ def score_window(
         for r in rows
         if isinstance(r, Row)
     ]
-    scored: dict[str, Iterator[ScoreResult]] = {
-        sid: iter(scorer.run_many(runs, progress=_stages(progress, sid)))
-        for sid, scorer in scoring.scorers.items()
-    }
+    scored: dict[str, Iterator[ScoreResult]] = {}
+    for sid, scorer in scoring.scorers.items():
+        scored[sid] = iter(scorer.run_many(runs, progress=_stages(progress, sid)))
     return [
         ItemRecord.of(
             r,

@@ -1,4 +1,4 @@
-"""The Ray runner's side of a run (see `run.run_dataset`): the dataset cut into shards, scored
+"""The Ray runner's side of a run (see `execute.run_dataset`): the dataset cut into shards, scored
 by Ray workers, each shard committed to a folder as its worker finishes it."""
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ class ShardRunner:
 
     def claim(self, identity: RunIdentity, manifest: RunManifest, dataset: Dataset) -> None:
         require_ray()  # before anything is written: a missing extra leaves nothing behind
+        self.folder.check()  # never a link, never a folder of someone else's
         if self._restart:
             self.folder.clear()
         self._fresh = not self.folder.committed()

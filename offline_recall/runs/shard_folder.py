@@ -5,7 +5,9 @@ worker and committed as one file, `shard-NNNNNN.parquet`: written under a tempor
 flushed to disk, then renamed, so a file that exists is a whole shard. A run killed anywhere
 (a worker, the driver) keeps every committed shard, and running it again scores only the
 others. The folder is bound to the run's identity (spec, input hash, field mapping) and to its
-shard size, and holds the run's manifest.
+shard size, and holds the run's manifest. Its `run.json` is also its marker: a folder that
+holds anything and no binding of a run is someone else's, and is never written into or
+cleaned (see `data.destinations.check_own_folder`), nor is a symbolic link.
 
 A shard file has two columns: `line` and `record`, the record's JSON exactly as the SQLite run
 store keeps it, so the single result file written from the shards is byte for byte the one the
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ..data.destinations import check_own_folder, json_file
 from ..errors import ConfigurationError
 from .manifest import RunIdentity, RunManifest
 from .results import ItemRecord, OutputFormat
@@ -34,6 +37,10 @@ SCHEMA_VERSION = "1"
 _SHARD = re.compile(r"shard-(\d{6,})\.parquet")
 _RUN = "run.json"
 _MANIFEST = "manifest.json"
+_TEMP = re.compile(
+    r"\.(run\.json\..+\.tmp|shard-\d{6,}\.parquet\..+\.tmp|manifest\.json\.partial-.+)"
+)
+"""A file being written under a temporary name (`.run.json.<hex>.tmp`)."""
 
 
 def default_shards_path(out: Path) -> Path:
@@ -54,11 +61,25 @@ def _fsynced(path: Path) -> None:
         os.fsync(f.fileno())
 
 
+def _holds_shards(folder: Path) -> bool:
+    """Whether `folder` is a shard folder: its `run.json` binds a run, as `claim` writes it,
+    or all it holds is what a claim killed before writing it left (its temporary files)."""
+    binding = json_file(folder / _RUN)
+    if isinstance(binding, dict) and {"schema_version", "identity"} <= binding.keys():
+        return True
+    return all(_TEMP.fullmatch(p.name) for p in folder.iterdir())
+
+
 class ShardFolder:
     """One run's results as Parquet shards in a folder every worker and the driver can reach."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+
+    def check(self) -> None:
+        """Refuse, in one line, a folder this run may not write into or clean: a symbolic
+        link, a file, or a folder holding anything but a run's shards."""
+        check_own_folder("the shard folder", self.path, _holds_shards, "a Ray run's shards")
 
     def shard_path(self, index: int) -> Path:
         return self.path / f"shard-{index:06d}.parquet"
@@ -66,6 +87,7 @@ class ShardFolder:
     def claim(self, identity: RunIdentity, shard_rows: int) -> int:
         """Bind the folder to `identity`; a folder holding another run is refused, naming the
         fields that differ. Returns the shard size: the one the folder was first cut with."""
+        self.check()
         self.path.mkdir(parents=True, exist_ok=True)
         for stale in self.path.glob(".shard-*.tmp"):  # left by a worker killed mid-write
             stale.unlink(missing_ok=True)
@@ -174,12 +196,14 @@ class ShardFolder:
 
     def clear(self) -> None:
         """Remove what a run left here (its shards, binding, manifest and temporary files), and
-        the folder if nothing else is in it."""
+        the folder if nothing else is in it. A folder that is not a run's (see `check`) is
+        refused, and nothing in it removed."""
         if not self.path.is_dir():
             return
+        self.check()
         for p in self.path.iterdir():
             ours = _SHARD.fullmatch(p.name) or p.name in (_RUN, _MANIFEST)
-            if ours or (p.name.startswith(".") and p.name.endswith(".tmp")):
+            if ours or _TEMP.fullmatch(p.name):
                 p.unlink()
         if not any(self.path.iterdir()):
             self.path.rmdir()

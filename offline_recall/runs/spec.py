@@ -83,8 +83,9 @@ class RunSpec(Frozen):
         identity: dict[str, Any] = {
             "model_fingerprint": self.model_fingerprint,
             "engine": _engine_identity(self.engine),
+            # A judge's card measures its rule and cannot change a result.
             "scorers": {
-                s.id: s.setup.model_dump(mode="json")
+                s.id: s.setup.model_dump(mode="json", exclude={"judge_profile": {"card"}})
                 for s in self.scorers
                 if scorer is None or s.id == scorer
             },

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from functools import partial
 from typing import Any, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Unpack
 
 from .._version import __version__
@@ -237,9 +238,8 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         outer, self._batch_progress = self._batch_progress, told
         try:
             with Guard(step_seconds()) as guard:
-                scored = isolated(
-                    runs, lambda batch: self._score_batch(batch, told, guard), self.error_result
-                )
+                batch = partial(self._score_batch, progress=told, guard=guard)
+                scored = isolated(runs, batch, self.error_result)
             return [self._checked(r) for r in scored]
         finally:
             self._batch_progress = outer

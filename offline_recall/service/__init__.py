@@ -5,7 +5,8 @@ starts its engine once, and scores each request's run through the same rows-to-r
 `score` (`runs.local.score_window`), so a served result is the one `score` writes for the
 same row. Requests that arrive together are scored together: one worker feeds the engine in
 batches (`batcher.py`). What a request may hold and how it is read is in `requests.py`; the
-HTTP side (routes, bearer token, size bound, health) in `app.py`; listening in `listen.py`.
+HTTP side (routes, bearer token, size and work bounds, health) in `app.py`; listening, with
+its read timeout and connection cap, in `listen.py`.
 """
 
 from __future__ import annotations
@@ -19,4 +20,28 @@ DEFAULT_PORT = 8765
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 """The largest request body accepted by default; a larger one is refused with 413."""
 
-__all__ = ["DEFAULT_PORT", "MAX_REQUEST_BYTES", "TOKEN_ENV"]
+READ_TIMEOUT = 30.0
+"""Seconds a request's head may take to arrive (from the connection, or from the previous
+answer on a kept-alive one), and again its body: a slower one is answered 408 and closed."""
+
+MAX_CONNECTIONS = 128
+"""Connections held open at once; one more is answered 503 and closed at once."""
+
+MAX_WORK = 20_000
+"""The most judgments one run may ask: its context's chunks times the claims a scorer may extract
+(`max_items`); a run asking more is refused with 413. It also bounds a batch's work, so a
+request waits behind at most about this much."""
+
+MAX_CHARACTERS = 1_000_000
+"""The most characters of text one run may hold (input, output, ground truth and context
+together); a run holding more is refused with 413."""
+
+__all__ = [
+    "DEFAULT_PORT",
+    "MAX_CHARACTERS",
+    "MAX_CONNECTIONS",
+    "MAX_REQUEST_BYTES",
+    "MAX_WORK",
+    "READ_TIMEOUT",
+    "TOKEN_ENV",
+]

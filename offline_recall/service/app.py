@@ -4,15 +4,17 @@ A score request's body is one run (see `requests.py`); the answer is the scorer'
 `score` writes it under `results.<scorer id>` (`score`, `reason`, `status`, the verdicts, the
 model fingerprint, prompt version and judge profile). Every failure is that request's own
 answer, `{"error": "..."}` with its status: 400 a run that cannot be read, 401 a missing or
-wrong bearer token, 404 a scorer the service does not run, 413 a body over the bound, 500 a
-batch that failed to score, 503 a service stopping. A request whose client disconnects is
-dropped before it is scored.
+wrong bearer token, 404 a scorer the service does not run, 408 a body that did not arrive in
+time, 413 a body over the bound or a run asking more work than the service's limits (naming
+the limit), 500 a batch that failed to score, 503 a service stopping or holding its most
+connections. A request whose client disconnects is dropped before it is scored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,17 +29,22 @@ from starlette.routing import Route
 from ..frozen import Frozen
 from ..runs.spec import RunSpec
 from ..scorer.registry import SCORERS, scorer_kind
+from . import MAX_CHARACTERS, MAX_CONNECTIONS, MAX_WORK, READ_TIMEOUT
 from .batcher import Batcher, ScoringFailed, ServiceStopping
 from .requests import RequestError, ScoreRequest, read_request
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What a request must satisfy besides its run: the bearer token (None: none asked) and
-    the largest body accepted, in bytes."""
+    """What a request must satisfy besides its run: the bearer token (None: none asked), the
+    largest body accepted, in bytes, and the service's bounds (see `service`'s constants)."""
 
     token: str | None
     max_request_bytes: int
+    read_timeout: float = READ_TIMEOUT
+    max_connections: int = MAX_CONNECTIONS
+    max_work: int = MAX_WORK
+    max_characters: int = MAX_CHARACTERS
 
 
 class ScorerIdentity(Frozen):
@@ -57,6 +64,15 @@ class Scored(Frozen):
     batches: int
 
 
+class Limits(Frozen):
+    """The service's bounds, as `GET /health` says them."""
+
+    read_timeout: float
+    max_connections: int
+    max_work: int
+    max_characters: int
+
+
 class Health(Frozen):
     """What `GET /health` answers: the run a service scores with, and what it has scored."""
 
@@ -70,6 +86,7 @@ class Health(Frozen):
     spec_digest: str
     scorers: dict[str, ScorerIdentity]
     max_request_bytes: int
+    limits: Limits
     scored: Scored
 
     @classmethod
@@ -92,6 +109,12 @@ class Health(Frozen):
                 for s in spec.scorers
             },
             max_request_bytes=settings.max_request_bytes,
+            limits=Limits(
+                read_timeout=settings.read_timeout,
+                max_connections=settings.max_connections,
+                max_work=settings.max_work,
+                max_characters=settings.max_characters,
+            ),
             scored=scored,
         )
 
@@ -118,21 +141,60 @@ def _unauthorized() -> JSONResponse:
     )
 
 
-async def _body(request: Request, limit: int) -> bytes:
+async def _body(request: Request, limit: int, timeout: float) -> bytes:
     """The request's body, refused with 413 once it is over `limit` bytes (before it is read,
-    when its declared length says so)."""
+    when its declared length says so), and with 408 if it has not all arrived `timeout`
+    seconds after its head."""
     too_big = RequestError(413, f"the request is over {limit} bytes; send a smaller run")
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise too_big
     size = 0
     chunks: list[bytes] = []
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_big
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise too_big
+                chunks.append(chunk)
+    except TimeoutError:
+        raise RequestError(408, f"the request's body did not arrive within {timeout:g} s") from None
     return b"".join(chunks)
+
+
+def _characters(value: Any) -> int:
+    """The characters of text in a field's value (a value that is not text, as JSON)."""
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return sum(len(v) for v in value)
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def check_work(run: ScoreRequest, claims: int, settings: Settings) -> int:
+    """The judgments `run` may ask (its chunks times `claims`, at least 1), refused with 413
+    naming the limit when over the service's work or text bounds."""
+    row = run.row
+    chunks = len(row.context or [])
+    work = max(1, chunks * claims)
+    if work > settings.max_work:
+        raise RequestError(
+            413,
+            f"the run asks up to {work} judgments ({chunks} chunks by up to {claims} claims each), "
+            f"over this service's limit of {settings.max_work}: send at most "
+            f"{max(1, settings.max_work // claims)} chunks",
+        )
+    text = sum(_characters(v) for v in (row.input, row.output, row.ground_truth, row.context))
+    if text > settings.max_characters:
+        raise RequestError(
+            413,
+            f"the run holds {text} characters of text, over this service's limit of "
+            f"{settings.max_characters}: send a shorter run",
+        )
+    return work
 
 
 async def _disconnected(request: Request) -> None:
@@ -148,6 +210,7 @@ def _scale(value: float | None) -> float:
 def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlette:
     """The ASGI application scoring with `batcher` the runs of `spec`'s scorers."""
     scales = {s.id: _scale(s.setup.scale) for s in spec.scorers}
+    claims = {s.id: max(1, s.setup.max_items) for s in spec.scorers}
     reads_context = {sid: scorer_kind(sid).reads_context() for sid in spec.scorer_ids}
 
     async def get_health(request: Request) -> Response:
@@ -167,7 +230,7 @@ def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlett
 
     async def read_run(request: Request, sid: str) -> ScoreRequest:
         """The request's run, bounded, read and checked against the scorer's scale."""
-        body = await _body(request, settings.max_request_bytes)
+        body = await _body(request, settings.max_request_bytes, settings.read_timeout)
         run = read_request(body, reads_context[sid])
         asked = _scale(run.scale)
         if run.scale is not None and asked != scales[sid]:
@@ -186,9 +249,12 @@ def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlett
             return refused
         with batcher.arriving():
             try:
-                scoring = batcher.submit(sid, (await read_run(request, sid)).row)
+                run = await read_run(request, sid)
+                work = check_work(run, claims[sid], settings)
+                scoring = batcher.submit(sid, run.row, work)
             except RequestError as e:
-                return _error(e.status, e.message)
+                closing = {"Connection": "close"} if e.status == 408 else None
+                return _error(e.status, e.message, closing)
             except ClientDisconnect:
                 return Response(status_code=400)
             except ServiceStopping as e:
@@ -229,4 +295,7 @@ def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlett
         Route("/score/{scorer}", post_score, methods=["POST"]),
     ]
     handlers: dict[Any, Any] = {HTTPException: not_found}
-    return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.settings = settings  # the connection bounds, read where it is served
+    app.state.halt = batcher.halt  # on a stop, before the connections are waited for
+    return app

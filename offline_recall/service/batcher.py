@@ -5,9 +5,12 @@ The engine is used from one thread only (the worker's, which also started it), s
 are not thread-safe are safe here. A request waits in the queue while a batch scores; when the
 worker is free it takes what is queued, waiting up to `wait` seconds for requests still being
 read to join (none when none is), and scores up to `size` runs together, grouped by scorer,
-through the path `score` takes (`runs.local.score_window`). A request whose client went away
-before its batch started is dropped from it; one whose batch fails gets the failure as its own
-answer.
+through the path `score` takes (`runs.local.score_window`). A batch also holds at most
+`work` judgments (the first request always joins): one large request is scored alone, and the
+requests behind it wait for at most about that much. A request whose client went away before
+its batch started is dropped from it; one whose batch fails gets the failure as its own
+answer. On a stop (`halt`), every request not answered yet, queued or in the batch scoring,
+is answered `ServiceStopping` at once; the batch on the worker ends on its own.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..data.dataset import Row
 from ..runs.local import score_window
 from ..runs.session import Scoring
 from ..scorer.results import ScoreResult
+from . import MAX_WORK
 
 T = TypeVar("T")
 
@@ -45,6 +49,7 @@ class _Job:
     scorer: str
     row: Row
     done: asyncio.Future[ScoreResult]
+    work: int = 1
 
 
 Outcome = ScoreResult | ScoringFailed
@@ -105,12 +110,17 @@ class Batcher:
         *,
         size: int,
         wait: float = 0.005,
+        work: int = MAX_WORK,
     ) -> None:
         self._scoring = scoring
         self._worker = worker
         self._digest = spec_digest
         self._size = max(1, size)
         self._wait = wait
+        self._work_budget = max(1, work)
+        self._halted = False
+        self._next: _Job | None = None
+        """A request taken from the queue that did not fit its batch: it starts the next."""
         self._queue: asyncio.Queue[_Job] | None = None
         self._task: asyncio.Task[None] | None = None
         self._arriving = 0
@@ -126,18 +136,28 @@ class Batcher:
         self._queue = asyncio.Queue()
         self._task = asyncio.create_task(self._work())
 
-    async def stop(self) -> None:
-        """Stop the worker; requests not answered yet are answered `ServiceStopping`."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+    def halt(self) -> None:
+        """Take no more requests, and answer every one not answered yet (queued, or in the
+        batch being scored) `ServiceStopping` now: a stop waits for no batch to answer."""
+        self._halted = True
         unanswered = list(self._taken)
+        if self._next is not None:
+            unanswered.append(self._next)
+            self._next = None
         while self._queue is not None and not self._queue.empty():
             unanswered.append(self._queue.get_nowait())
-        self._queue = None
         for job in unanswered:
             if not job.done.done():
                 job.done.set_exception(ServiceStopping("the service is stopping"))
+
+    async def stop(self) -> None:
+        """Stop the worker; requests not answered yet are answered `ServiceStopping`."""
+        self.halt()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        self.halt()
+        self._queue = None
 
     @contextmanager
     def arriving(self) -> Iterator[None]:
@@ -148,24 +168,33 @@ class Batcher:
         finally:
             self._arriving -= 1
 
-    def submit(self, scorer: str, row: Row) -> asyncio.Future[ScoreResult]:
-        """Queue `row` for `scorer`: the future is its result, from whichever batch it joins.
-        Cancelling the future drops the request if its batch has not started."""
-        if self._queue is None:
-            raise ServiceStopping("the service is not taking requests")
+    def submit(self, scorer: str, row: Row, work: int = 1) -> asyncio.Future[ScoreResult]:
+        """Queue `row` for `scorer`, asking up to `work` judgments: the future is its result,
+        from whichever batch it joins. Cancelling the future drops the request if its batch
+        has not started."""
+        if self._queue is None or self._halted:
+            raise ServiceStopping("the service is stopping")
         done: asyncio.Future[ScoreResult] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Job(scorer, row, done))
+        self._queue.put_nowait(_Job(scorer, row, done, max(1, work)))
         return done
 
     async def _batch(self) -> list[_Job]:
-        """The next batch, up to `size` requests: the first waited for, then those queued, and
-        those still being read when it started, for up to `wait` seconds."""
+        """The next batch, up to `size` requests and `work` judgments: the first waited for,
+        then those queued, and those still being read when it started, for up to `wait`
+        seconds."""
         assert self._queue is not None
-        self._taken = [await self._queue.get()]
+        first, self._next = self._next, None
+        self._taken = [first if first is not None else await self._queue.get()]
+        work = self._taken[0].work
         waited = 0.0
         while len(self._taken) < self._size:
             if not self._queue.empty():
-                self._taken.append(self._queue.get_nowait())
+                job = self._queue.get_nowait()
+                if work + job.work > self._work_budget:
+                    self._next = job  # it starts the next batch
+                    break
+                self._taken.append(job)
+                work += job.work
             elif self._arriving and waited < self._wait:
                 await asyncio.sleep(POLL)
                 waited += POLL

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..data.dataset import Row, RowError, row_from_record
 from ..data.fields import FieldMap
-from ..data.readers import json_error, refused_value
+from ..data.readers import json_error, refused_value, too_long_number
 
 REQUEST_FIELDS = ("input", "output", "groundTruth", "ground_truth", "context", "scale")
 """The keys a request's object may hold."""
@@ -63,6 +63,8 @@ def read_request(body: bytes, reads_context: bool) -> ScoreRequest:
         raise RequestError(400, f"the body is not JSON: {json_error(e)}") from None
     except RecursionError:
         raise RequestError(400, "the body is nested too deeply") from None
+    except ValueError:  # int(): a number longer than Python converts
+        raise RequestError(400, f"the body cannot be read: {too_long_number()}") from None
     if not isinstance(record, dict):
         raise RequestError(400, "the body must be a JSON object: {input, output, groundTruth, ...}")
     unknown = [str(k) for k in record if k not in REQUEST_FIELDS]

@@ -7,6 +7,7 @@ extracts them from the ground truth, faithfulness from the output.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from ...engines import Engine, Failed, JsonOutput
 from ...scorer.memo import Memo
@@ -54,7 +55,7 @@ class ClaimExtractor:
         self, texts: Sequence[str], *, progress: Progress | None = None
     ) -> dict[str, list[str] | Failed]:
         """Each distinct text's claims, remembered ones not asked for again."""
-        return self._extractions.lookup(list(texts), lambda t: self._extract(t, progress))
+        return self._extractions.lookup(list(texts), partial(self._extract, progress=progress))
 
     @staticmethod
     def claims(

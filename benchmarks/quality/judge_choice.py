@@ -1,0 +1,163 @@
+"""Which judge should decide by default? The candidates on the same recorded dev pairs.
+
+    python benchmarks/quality/judge_choice.py --signals-in FILE [--folds 5] [--resamples 1000]
+
+Reads what `scripts/record_signals.py` recorded for a model (its P(yes) and every lexical
+signal on WiCE dev oracle chunks, KLUE-NLI dev pairs, the negatives made from them, and the
+behaviour cases) and prints one table: per set, the AUROC of each claim's best chunk with a
+bootstrap 95% interval (claims resampled), and per kind of behaviour case the share right.
+Columns: the embedded model's shipped lexical rule, the model's P(yes) alone (decided at the
+manifest's 0.5), and a sign-bounded profile over P(yes) and every lexical signal fitted on the
+recorded pairs, judged out of fold (grouped by source claim; the made negatives train only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.quality.quality_metrics import auroc
+from offline_recall.engines.manifests import DEFAULT_MODEL, load_manifest
+from offline_recall.judging.behaviour import KINDS, cases
+from offline_recall.judging.calibrate import DEFAULT_SIGNALS, fit_profile
+from offline_recall.judging.korean import has_hangul
+from offline_recall.judging.labelled import LabelledPair
+from offline_recall.judging.negatives import kind_of
+from offline_recall.judging.profile import RECALL, find_profile
+
+Row = dict[str, object]
+Scorer = Callable[[str, dict[str, float]], float]
+
+
+def _rule() -> tuple[Scorer, float]:
+    """The embedded model's shipped lexical rule, and its threshold."""
+    manifest = load_manifest(DEFAULT_MODEL)
+    version = manifest.scorers[RECALL].prompt_version or ""
+    profile = find_profile(RECALL, manifest.fingerprint, version, manifest.threshold).profile
+    return (lambda claim, v: profile.rule_for(claim).probability(v)), profile.threshold
+
+
+def _source(group: str) -> str:
+    return group.partition(":")[2] if kind_of(group) else group
+
+
+def _out_of_fold(rows: list[Row], folds: int) -> tuple[dict[str, float], float]:
+    """Each labelled claim's best out-of-fold probability under a profile fitted on the other
+    folds (made negatives included in training), and the threshold of a fit on every row."""
+    claims = sorted({_source(str(r["group"])) for r in rows})
+    fold = {g: i % folds for i, g in enumerate(random.Random(0).sample(claims, len(claims)))}
+
+    def fit(train: list[Row]):
+        return fit_profile(
+            [LabelledPair(str(r["context"]), str(r["claim"]), bool(r["label"]), str(r["group"]))
+             for r in train],
+            [r["signals"] for r in train],  # type: ignore[misc]
+            fingerprint="check",
+            prompt_version="check",
+            signals=DEFAULT_SIGNALS,
+            evidence_sentences=3,
+        )  # fmt: skip
+
+    best: dict[str, float] = {}
+    for k in range(folds):
+        profile = fit([r for r in rows if fold[_source(str(r["group"]))] != k])
+        for r in rows:
+            group = str(r["group"])
+            if fold[_source(group)] == k and kind_of(group) is None:
+                p = profile.rule_for(str(r["claim"])).probability(r["signals"])  # type: ignore[arg-type]
+                best[group] = max(best.get(group, 0.0), p)
+    return best, fit(rows).threshold
+
+
+def _interval(
+    groups: list[str], labels: dict[str, bool], score: dict[str, float], resamples: int
+) -> str:
+    found = auroc([float(labels[g]) for g in groups], [score[g] for g in groups])
+    if found is None:
+        return "-"
+    rng = random.Random(0)
+    draws = []
+    for _ in range(resamples):
+        pick = [rng.choice(groups) for _ in groups]
+        value = auroc([float(labels[g]) for g in pick], [score[g] for g in pick])
+        if value is not None:
+            draws.append(value)
+    draws.sort()
+    low, high = draws[int(0.025 * len(draws))], draws[int(0.975 * len(draws)) - 1]
+    return f"{found:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _best(rows: list[Row], score: Scorer) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for r in rows:
+        group = str(r["group"])
+        p = score(str(r["claim"]), r["signals"])  # type: ignore[arg-type]
+        best[group] = max(best.get(group, 0.0), p)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--signals-in", type=Path, required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    rows: list[Row] = [json.loads(x) for x in args.signals_in.read_text("utf-8").splitlines() if x]
+    case_rows = {(r["context"], r["claim"]): r for r in rows if str(r["group"]).startswith("case:")}
+    pairs = [r for r in rows if not str(r["group"]).startswith("case:")]
+    rule, rule_threshold = _rule()
+    fitted, fitted_threshold = _out_of_fold(pairs, args.folds)
+    columns: dict[str, tuple[dict[str, float], float]] = {
+        "lexical rule (default)": (_best(pairs, rule), rule_threshold),
+        "P(yes) alone": (_best(pairs, lambda claim, v: v["model"]), 0.5),
+        "fitted profile (out of fold)": (fitted, fitted_threshold),
+    }
+    labels = {str(r["group"]): bool(r["label"]) for r in pairs}
+    labelled = [g for g in labels if kind_of(g) is None]
+    sets = {
+        "WiCE oracle chunks, AUROC": [g for g in labelled if not has_hangul(_claim(pairs, g))],
+        "KLUE-NLI, AUROC": [g for g in labelled if has_hangul(_claim(pairs, g))],
+    }
+    print(f"| set | {' | '.join(columns)} |")
+    print("|---|" + "---:|" * len(columns))
+    for name, groups in sets.items():
+        cells = [_interval(groups, labels, score, args.resamples) for score, _ in columns.values()]
+        print(f"| {name} ({len(groups)} claims) | {' | '.join(cells)} |")
+    # The behaviour cases: the rule and P(yes) as they decide; the profile fitted on every pair.
+    every = cases()
+    decided: dict[str, list[bool]] = {name: [] for name in columns}
+    profile = fit_profile(
+        [LabelledPair(str(r["context"]), str(r["claim"]), bool(r["label"]), str(r["group"]))
+         for r in pairs],
+        [r["signals"] for r in pairs],  # type: ignore[misc]
+        fingerprint="check", prompt_version="check", signals=DEFAULT_SIGNALS,
+        evidence_sentences=3,
+    )  # fmt: skip
+    for case in every:
+        values = case_rows[(case.context, case.claim)]["signals"]
+        decided["lexical rule (default)"].append(rule(case.claim, values) >= rule_threshold)  # type: ignore[arg-type]
+        decided["P(yes) alone"].append(values["model"] >= 0.5)  # type: ignore[index]
+        p = profile.rule_for(case.claim).probability(values)  # type: ignore[arg-type]
+        decided["fitted profile (out of fold)"].append(p >= profile.threshold)
+    for kind in KINDS:
+        chosen = [i for i, c in enumerate(every) if c.kind == kind]
+        cells = []
+        for name in columns:
+            right = sum(decided[name][i] == every[i].supported for i in chosen)
+            cells.append(f"{right}/{len(chosen)}")
+        print(f"| behaviour: {kind}, right | {' | '.join(cells)} |")
+
+
+def _claim(pairs: Sequence[Row], group: str) -> str:
+    return next(str(r["claim"]) for r in pairs if r["group"] == group)
+
+
+if __name__ == "__main__":
+    main()
