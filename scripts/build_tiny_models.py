@@ -3,7 +3,7 @@
 Each folder holds safetensors weights of the family's architecture (two layers, hidden size
 64, one 64-wide attention head: vLLM's CPU attention needs a head size of 64), a small BPE
 tokenizer trained here on a few sentences with the family's special tokens and conventions,
-and the family's real chat template (tests/data/chat_templates/, origins in its README).
+and the family's real chat template (tests/fixtures/chat_templates/, origins in its README).
 Sequence classifiers (RoBERTa and DeBERTa-v2, an entailment head over three labels) stand for
 classifier verifiers. They prove plumbing only: their answers are noise.
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "tests" / "data" / "chat_templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "chat_templates"
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 
 VOCAB = 1024

@@ -9,7 +9,7 @@ evidence sentences, and every lexical signal) and appended to `--out` as JSON Li
 run goes on where it stopped. `--data` pairs come with the negatives every fit sees
 (`judging.negatives`); `--cases` adds the behaviour cases (group `case:<n>`). The file is what
 `scripts/build_judge_profile.py --signals-in` fits from, and the behaviour cases' P(yes) is what
-the fast tests gate a shipped profile on (`tests/data/<model>.cases.jsonl`, written with
+the fast tests gate a shipped profile on (`tests/fixtures/<model>.cases.jsonl`, written with
 `--cases-out`).
 """
 

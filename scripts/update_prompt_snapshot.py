@@ -2,7 +2,7 @@
 
     python scripts/update_prompt_snapshot.py
 
-The snapshot test (tests/test_prompts.py) pins the rendered messages of the prompt set; a
+The snapshot test (tests/scorer/test_prompts.py) pins the rendered messages of the prompt set; a
 change to them is also a new prompt version, recorded with every result.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_prompts import SNAPSHOT, rendered  # noqa: E402
+from tests.scorer.test_prompts import SNAPSHOT, rendered  # noqa: E402
 
 if __name__ == "__main__":
     SNAPSHOT.write_text(json.dumps(rendered(), indent=2, ensure_ascii=False) + "\n")

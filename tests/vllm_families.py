@@ -1,5 +1,5 @@
 """Scores two example rows on vLLM with each pinned manifest given, one engine after another in
-this one process, and prints a JSON line per model: what tests/test_families.py checks. A
+this one process, and prints a JSON line per model: what tests/engines/test_families.py checks. A
 classifier verifier judges while the fake engine extracts.
 
     python -m tests.vllm_families MANIFEST...

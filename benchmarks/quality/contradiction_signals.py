@@ -24,7 +24,7 @@ prompt v4, a lexical one that makes no model call. The table's rows:
   WiCE dev attribution    AUROC / balanced accuracy of the shipped judge per claim (max over a
                           claim's rows), whole article and oracle chunks, computed by
                           `quality.py`'s own attribution section for its "shipped" column
-  behaviour cases         the cases of `tests/test_judge_cases.py`, right / total per kind,
+  behaviour cases         the cases of `tests/judging/test_judge_cases.py`, right / total per kind,
                           judged as its `test_share_right_per_kind` judges them (the scorer's
                           judge under the shipped rule, on a fake engine never asked)
 """
@@ -95,7 +95,7 @@ def firings(pieces: Sequence[Pair]) -> tuple[int, dict[str, int]]:
 
 def cases() -> dict[str, tuple[int, int]]:
     """The behaviour cases right / total per kind, judged as `test_share_right_per_kind` does."""
-    from tests.test_judge_cases import CASES, shipped_profile
+    from tests.judging.test_judge_cases import CASES, shipped_profile
 
     profile = shipped_profile()
     engine = FakeEngine()
@@ -195,7 +195,7 @@ def main() -> None:
         assert auc is None or isinstance(auc, float)
         assert ba is None or isinstance(ba, float)
         lines.append((name, pair_cell(auc, ba)))
-    lines.append(("**behaviour cases (tests/test_judge_cases.py), right / total**", ""))
+    lines.append(("**behaviour cases (tests/judging/test_judge_cases.py), right / total**", ""))
     for kind, (right, total) in by_kind.items():
         lines.append((kind, f"{right}/{total}"))
 

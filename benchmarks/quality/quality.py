@@ -36,7 +36,7 @@ unparseable or too long JSON call) are counted per variant and left out of that 
 metrics. `--backend fake` checks the plumbing only: its answers are word overlap.
 
 Sections, in order (`--sections` runs a subset): WiCE whole article, WiCE oracle chunks,
-KLUE-NLI, the behaviour cases of `tests/test_judge_cases.py` (right / total per kind, each
+KLUE-NLI, the behaviour cases of `tests/judging/test_judge_cases.py` (right / total per kind, each
 column at its threshold), RoSE claim extraction, RoSE end to end, WiCE end to end, ClapNQ.
 """
 
@@ -207,11 +207,11 @@ def clapnq(rows: data.ClapRows, variants: list[Variant]) -> Section:
 
 
 def behaviour(variants: list[Variant]) -> Section:
-    """The judge's behaviour cases (`tests/test_judge_cases.py`): right / total per kind, each
-    pair decided at the variant's threshold."""
-    from tests.test_judge_cases import CASES
+    """The judge's behaviour cases (`tests/judging/test_judge_cases.py`): right / total per
+    kind, each pair decided at the variant's threshold."""
+    from tests.judging.test_judge_cases import CASES
 
-    section = Section("behaviour cases (tests/test_judge_cases.py), right / total per kind")
+    section = Section("behaviour cases (tests/judging/test_judge_cases.py), right / total per kind")
     for v in variants:
         if v.pairs is None:
             continue

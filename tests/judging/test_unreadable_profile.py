@@ -1,0 +1,110 @@
+"""A judge profile file that cannot be read is one error naming the file, why, and what to do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from offline_recall import FakeEngine
+from offline_recall.cli import main
+from offline_recall.errors import ModelError
+from offline_recall.judging.profile import (
+    load_profile,
+    save_profile,
+    threshold_profile,
+    user_profile_path,
+)
+
+from ..conftest import EXAMPLE, RECALL
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+TO_DO = "; refit it with `offline-recall calibrate` or delete it"
+
+
+def refusal(path: Path) -> str:
+    with pytest.raises(ModelError) as caught:
+        load_profile(path)
+    return str(caught.value)
+
+
+def test_a_profile_that_is_a_folder_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "m.judge.json"
+    path.mkdir()
+    assert refusal(path) == (
+        f"judge profile {path} cannot be read ([Errno 21] Is a directory: '{path}'){TO_DO}"
+    )
+
+
+def test_a_profile_cut_short_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "m.judge.json"
+    path.write_text('{"signals": ')
+    said = refusal(path)
+    assert said.startswith(f"judge profile {path} cannot be read (") and said.endswith(TO_DO)
+    assert "\n" not in said
+
+
+def test_a_malformed_profile_names_the_field_refused_and_why(tmp_path: Path) -> None:
+    path = tmp_path / "m.judge.json"
+    path.write_text('{"signals": ')
+    assert "(Invalid JSON: " in refusal(path)
+    shipped = json.loads((MODELS / "smollm2-135m-instruct.v4.judge.json").read_text())
+    path.write_text(json.dumps({**shipped, "threshold": "high"}))
+    said = refusal(path)
+    why = "threshold: Input should be a valid number, unable to parse string as a number"
+    assert said == f"judge profile {path} cannot be read ({why}){TO_DO}"
+    assert "validation error for JudgeProfile" not in said
+    path.write_text("{}")
+    assert "(model_fingerprint: Field required, and 7 more)" in refusal(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "why"),
+    [
+        ("weights", [float("nan")], "weights.0: Input should be a finite number"),
+        ("scales", [float("inf")], "scales.0: Input should be a finite number"),
+        ("scales", [0.0], "scales.0: Input should be greater than or equal to 0.000000001"),
+        ("bias", float("-inf"), "bias: Input should be a finite number"),
+        ("means", [1e300], "means.0: Input should be less than or equal to 1000000"),
+        ("threshold", float("nan"), "threshold: Input should be a finite number"),
+        ("rows", -1, "rows: Input should be greater than or equal to 0"),
+    ],
+)
+def test_a_profile_number_that_is_not_finite_or_in_range_is_refused_naming_its_field(
+    tmp_path: Path, field: str, value: object, why: str
+) -> None:
+    path = tmp_path / "m.judge.json"
+    plain = threshold_profile(0.5).model_dump(mode="json")
+    path.write_text(json.dumps({**plain, field: value}))  # NaN and Infinity as Python writes them
+    assert refusal(path) == f"judge profile {path} cannot be read ({why}){TO_DO}"
+
+
+def test_a_cross_validation_measure_out_of_range_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.judge.json"
+    shipped = json.loads((MODELS / "smollm2-135m-instruct.v4.judge.json").read_text())
+    measured = {**shipped["cross_validated"], "fold_aurocs": [0.5, float("nan")]}
+    path.write_text(json.dumps({**shipped, "cross_validated": measured}))
+    assert "(cross_validated.fold_aurocs.1: Input should be a finite number)" in refusal(path)
+
+
+def test_a_run_under_a_stored_profile_with_a_nan_weight_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NaN weight would make every verdict's logit the largest one: every claim supported."""
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    fingerprint = FakeEngine(prompt_version="v4").identity.fingerprint
+    stored = save_profile(
+        threshold_profile(0.5, fingerprint=fingerprint, prompt_version="v4"),
+        user_profile_path(RECALL, fingerprint, "v4"),
+    )
+    stored.write_text(stored.read_text().replace('"weights": [\n    1.0\n  ]', '"weights": [NaN]'))
+    data = tmp_path / "data.jsonl"
+    data.write_text(EXAMPLE.read_text())
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(main, ["score", str(data), "--backend", "fake", "--out", str(out)])
+    assert result.exit_code == 1
+    why = "weights.0: Input should be a finite number"
+    assert f"Error: judge profile {stored} cannot be read ({why}){TO_DO}" in result.output
+    assert not out.exists()
