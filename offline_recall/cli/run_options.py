@@ -5,6 +5,7 @@ run they make, resolved once and announced the same way by both."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -63,21 +64,23 @@ def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
     return apply
 
 
-def resolve_announced(
-    console: Console,
-    scorers: list[str],
-    *,
-    model: str,
-    backend: str,
-    engine_option: tuple[str, ...],
-    judge_model: str | None,
-    judge_backend: str | None,
-    scale: float,
-    no_judge_note: bool,
-) -> ResolvedRun:
+@dataclass(frozen=True)
+class RunChoice:
+    """What the run options chose (see `run_options`), in their order."""
+
+    model: str
+    backend: str
+    engine_option: tuple[str, ...]
+    judge_model: str | None
+    judge_backend: str | None
+    scale: float
+    no_judge_note: bool
+
+
+def resolve_announced(console: Console, scorers: list[str], chosen: RunChoice) -> ResolvedRun:
     """The run the options make, resolved once, with the lines that say which judge decides:
     the profile of each scorer that asks the model, and the lexical rule's note unless
-    `no_judge_note`."""
+    `chosen.no_judge_note`."""
     from rich.text import Text
 
     from ..judging.disclosure import NOTE, is_lexical_rule
@@ -85,18 +88,18 @@ def resolve_announced(
     from .summary import profile_line
 
     run = resolve_run(
-        model,
-        engine=backend,
-        engine_options=parse_engine_options(engine_option),
+        chosen.model,
+        engine=chosen.backend,
+        engine_options=parse_engine_options(chosen.engine_option),
         scorers=scorers,
-        scale=scale,
-        judge_model=judge_model,
-        judge_engine=judge_backend,
+        scale=chosen.scale,
+        judge_model=chosen.judge_model,
+        judge_engine=chosen.judge_backend,
     )
     judged = [s for s in run.spec.scorers if scorer_kind(s.id).asks_model()]
     for scorer in judged:
         console.print(Text(printable(profile_line(scorer))), soft_wrap=True)
-    if not no_judge_note and any(
+    if not chosen.no_judge_note and any(
         is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
     ):
         note = f"note: {NOTE} (--no-judge-note hides this)"

@@ -22,7 +22,7 @@ from .options import (
     parse_scorers,
 )
 from .ray_run import choose_runner, runner_options, score_on_ray
-from .run_options import resolve_announced, run_options
+from .run_options import RunChoice, resolve_announced, run_options
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -174,17 +174,10 @@ def score(
     console = Console(stderr=True)
     reading = f"reading {data.name}: {dataset.detection.describe()}"
     console.print(Text(printable(reading)), soft_wrap=True)
-    run = resolve_announced(
-        console,
-        scorers,
-        model=model,
-        backend=backend,
-        engine_option=engine_option,
-        judge_model=judge_model,
-        judge_backend=judge_backend,
-        scale=scale,
-        no_judge_note=no_judge_note,
+    chosen = RunChoice(
+        model, backend, engine_option, judge_model, judge_backend, scale, no_judge_note
     )
+    run = resolve_announced(console, scorers, chosen)
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
     given = InputSpec.of(data, fields, context_sep, dataset.sha256)

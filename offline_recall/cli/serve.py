@@ -17,7 +17,7 @@ from ..service import (
 )
 from . import COMMANDS
 from .options import parse_scorers
-from .run_options import resolve_announced, run_options
+from .run_options import RunChoice, resolve_announced, run_options
 
 SERVER_PACKAGES = ("starlette", "uvicorn")
 
@@ -153,17 +153,10 @@ def serve(
     warning = host_warning(host, token)
     if warning is not None:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
-    run = resolve_announced(
-        console,
-        parse_scorers(",".join(scorer_list)),
-        model=model,
-        backend=backend,
-        engine_option=engine_option,
-        judge_model=judge_model,
-        judge_backend=judge_backend,
-        scale=scale,
-        no_judge_note=no_judge_note,
+    chosen = RunChoice(
+        model, backend, engine_option, judge_model, judge_backend, scale, no_judge_note
     )
+    run = resolve_announced(console, parse_scorers(",".join(scorer_list)), chosen)
     spec = run.spec
     sock = bind(host, port)
     worker = Worker()

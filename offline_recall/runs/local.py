@@ -76,36 +76,6 @@ def score_window(
     ]
 
 
-def score_into(
-    scoring: Scoring,
-    dataset: Dataset,
-    store: RunStore,
-    spec_digest: str | None,
-    progress: RunProgress | None = None,
-) -> int:
-    """Score the rows `store` does not hold yet, committing one window at a time.
-
-    `progress` is told the rows done so far (stored earlier ones included) after each window,
-    each window as it starts, and each scorer's stages inside it. Returns the number of rows
-    scored now.
-    """
-    done = store.done()
-    pending = (r for r in dataset.rows() if r.line not in done)
-    count = len(done)
-    if progress is not None:
-        progress.begin(dataset.total, count)
-    scored = 0
-    for window in windows(pending, scoring.window):
-        if progress is not None:
-            progress.window(len(window))
-        records = score_window(scoring, window, spec_digest, progress)
-        store.add(records)
-        scored += len(window)
-        if progress is not None:
-            progress.rows(count + scored)
-    return scored
-
-
 class LocalRunner:
     """The local runner's side of a run (see `execute.run_dataset`): rows scored here in
     windows, each window committed to `store`.
@@ -142,12 +112,27 @@ class LocalRunner:
         return f"{held}; scoring the other {total - stored}"
 
     def score(self, run: ResolvedRun, dataset: Dataset, say: Say) -> None:
-        if len(self._store.done()) >= dataset.total:
+        """Score the rows the store does not hold yet, committing one window at a time. The
+        progress is told the rows done so far (stored earlier ones included) after each
+        window, each window as it starts, and each scorer's stages inside it."""
+        done = self._store.done()
+        if len(done) >= dataset.total:
             return  # every row is in the store: no model is loaded
         with self._progress or nullcontext() as bar:
             scoring = Scoring.start(run, claim_cache=self._claim_cache)
             try:
-                score_into(scoring, dataset, self._store, run.spec.digest, bar)
+                pending = (r for r in dataset.rows() if r.line not in done)
+                if bar is not None:
+                    bar.begin(dataset.total, len(done))
+                scored = len(done)
+                for window in windows(pending, scoring.window):
+                    if bar is not None:
+                        bar.window(len(window))
+                    records = score_window(scoring, window, run.spec.digest, bar)
+                    self._store.add(records)
+                    scored += len(window)
+                    if bar is not None:
+                        bar.rows(scored)
             finally:
                 scoring.close()
 

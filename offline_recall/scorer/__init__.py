@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..engines.base import Prompt
     from ..judging.judge import Assessment, Pair, Question
-    from ..metrics.chunks import ChunkItem, ChunkScorer, ChunkUnit
-    from ..metrics.claims import ClaimItem, ClaimScorer, ClaimUnit, ClaimVerdict
     from ..text import split_sentences
     from .construction import create_scorer
     from .inputs import ContextOptions, ScorerOptions, answer_text, context_texts, question_text
@@ -36,7 +34,9 @@ if TYPE_CHECKING:
     from .registry import SCORERS, scorer_kind
     from .results import Judgment, Scorer, ScoreResult, ScorerInput, Status, round_half_up
 
-# Each name of the kit and the module it is imported from.
+# Each name of the kit and the module it is imported from. The two family bases live with the
+# metrics that share them (`offline_recall.metrics`): they are named here by module, imported
+# the first time they are used, so that no module of the kit imports a metric.
 _MODULES: dict[str, str] = {
     # a scorer and its families
     "Pipeline": "offline_recall.scorer.pipeline",

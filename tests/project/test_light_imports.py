@@ -250,7 +250,9 @@ def test_plugins_import_only_the_kit() -> None:
     root = API.parents[1]
     sources = {
         "docs/write-a-scorer.md": (root / "docs" / "write-a-scorer.md").read_text("utf-8"),
-        "tests/scorer/test_plugins.py": (root / "tests" / "scorer" / "test_plugins.py").read_text("utf-8"),
+        "tests/scorer/test_plugins.py": (root / "tests" / "scorer" / "test_plugins.py").read_text(
+            "utf-8"
+        ),
     }
     allowed = {"offline_recall", "offline_recall.scorer", "offline_recall.cli"}
     allowed |= {"offline_recall.errors", "offline_recall.engines"}

@@ -78,18 +78,19 @@ class ClaimExtractor:
             known.update(self.claim_cache.get(fingerprint, version, texts))
         missing = [t for t in texts if t not in known]
         if missing:
-            fresh = dict(zip(missing, self._extract_fresh(missing, progress), strict=True))
+            per_sentence = self.prompts.extract.per_sentence
+            extract = self._extract_by_sentence if per_sentence else self._extract_whole
+            fresh = dict(zip(missing, extract(missing, progress), strict=True))
             found = {t: c for t, c in fresh.items() if not isinstance(c, Failed)}
             if found and self.claim_cache is not None:
                 self.claim_cache.put(fingerprint, version, found)
             known.update(fresh)
         return [known[t] for t in texts]
 
-    def _extract_fresh(
+    def _extract_whole(
         self, texts: list[str], progress: Progress | None
     ) -> list[list[str] | Failed]:
-        if self.prompts.extract.per_sentence:
-            return self._extract_by_sentence(texts, progress)
+        """Each text's claims from one generation a text."""
         limit = self.setup.max_new_tokens
         prompts = [self.prompts.extract_prompt(t) for t in texts]
         done = stage(progress, f"{self.noun} extracted", len(texts))
