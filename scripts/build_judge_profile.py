@@ -43,6 +43,8 @@ from offline_recall.runs.spec import RunSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wice" / "attribution_claim_oraclechunk_dev.jsonl"
+SETS = {"wice": "WiCE dev", "klue": "KLUE-NLI dev", "rose": "RoSE dev", "clapnq": "ClapNQ dev"}
+"""The labelled sets under ../shared/data/, by folder, as a profile's `trained_on` names them."""
 EVIDENCE_SENTENCES = 3
 SEED = 0
 FOLDS = 5
@@ -123,9 +125,11 @@ def main() -> None:
             raise SystemExit(f"{path}: {len(errors)} unusable rows, first: {errors[0].message}")
         kept = _limited(read, args.limit)
         pairs += kept
-        described.append(f"{path.name}: {len({p.group for p in kept})} claims, {len(kept)} pairs")
+        source = SETS.get(path.parent.name, path.parent.name)
+        claims_kept = len({p.group for p in kept})
+        described.append(f"{source} ({path.name}): {claims_kept} claims, {len(kept)} pairs")
     claims = len({p.group for p in pairs})
-    trained_on = f"{'; '.join(described)} (dev); grouped 5-fold CV; seed {SEED}"
+    trained_on = f"{'; '.join(described)}; grouped 5-fold CV; seed {SEED}"
     if not args.no_negatives:
         trained_on += "; with negatives made from its claims (unrelated contexts, contradictions)"
     if args.korean:
