@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from .labelled import LabelledPair
+from .quantities import SMALL_NUMBERS
 
 UNRELATED = "unrelated"
 NUMBER = "number"
@@ -32,23 +33,8 @@ OPPOSITE = "opposite"
 KINDS = (UNRELATED, NUMBER, NAME, NEGATION, OPPOSITE)
 """The kinds of made negatives, in the order they are made."""
 
-_NUMBER_WORDS = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "twenty",
-    "hundred",
-    "thousand",
-]
+_NUMBER_WORDS = (*SMALL_NUMBERS[1:13], "twenty", "hundred", "thousand")
+"""One to twelve, and words for larger numbers a claim may hold."""
 _DIGITS = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?(?![\w])")
 _WORD_NUMBER = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 _AUXILIARY = re.compile(

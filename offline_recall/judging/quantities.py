@@ -41,7 +41,7 @@ class Quantity(NamedTuple):
     kind: str
 
 
-_SMALL = [
+SMALL_NUMBERS = [
     "zero",
     "one",
     "two",
@@ -64,7 +64,7 @@ _SMALL = [
     "nineteen",
 ]
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_WORDS = {w: float(i) for i, w in enumerate(_SMALL)} | {
+_WORDS = {w: float(i) for i, w in enumerate(SMALL_NUMBERS)} | {
     w: float(20 + 10 * i) for i, w in enumerate(_TENS)
 }
 _WORDS |= {"dozen": 12.0, "once": 1.0, "twice": 2.0, "thrice": 3.0, "single": 1.0}
