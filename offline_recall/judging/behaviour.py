@@ -15,7 +15,7 @@ time. A lexical rule's shares are reported, not gated: it cannot read meaning.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Annotated, Literal
@@ -110,8 +110,3 @@ def card_of(decisions: Sequence[bool], chosen: Sequence[Case] | None = None) -> 
             KindScore(kind=k, right=sum(right[k]), total=len(right[k])) for k in KINDS if k in right
         )
     )
-
-
-def judged_card(decide: Callable[[Case], bool]) -> JudgeCard:
-    """The card of a judge given as a function of one case."""
-    return card_of([decide(c) for c in cases()])

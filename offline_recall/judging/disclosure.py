@@ -30,26 +30,21 @@ def is_lexical_rule(profile: JudgeProfile, origin: ProfileOrigin) -> bool:
 
 
 @cache
+def _shipped() -> tuple[JudgeProfile, ...]:
+    """The bundled profiles, each read once."""
+    return tuple(
+        load_profile(path) for path in _bundled_profiles() if path.name.endswith(PROFILE_SUFFIX)
+    )
+
+
 def lexical_digests() -> frozenset[str]:
     """The digests of the bundled profiles that decide without the model."""
-    found = set()
-    for path in _bundled_profiles():
-        if path.name.endswith(PROFILE_SUFFIX):
-            profile = load_profile(path)
-            if not profile.uses_model:
-                found.add(profile.digest)
-    return frozenset(found)
+    return frozenset(p.digest for p in _shipped() if not p.uses_model)
 
 
-@cache
 def shipped_cards() -> dict[str, str]:
     """Each bundled profile's card, described, by the profile's digest."""
-    found = {}
-    for path in _bundled_profiles():
-        profile = load_profile(path)
-        if profile.card is not None:
-            found[profile.digest] = profile.card.describe()
-    return found
+    return {p.digest: p.card.describe() for p in _shipped() if p.card is not None}
 
 
 def card_lines(digests: list[str | None]) -> list[str]:

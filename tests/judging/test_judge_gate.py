@@ -28,14 +28,14 @@ from offline_recall.judging.profile import (
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
 
+from ..conftest import load_script
+
 DATA = Path(__file__).parents[1] / "fixtures"
 SHIPPED = _bundled_profiles()
 
 
-def _key(context: str, claim: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(f"{context}\0{claim}".encode()).hexdigest()[:20]
+_key = load_script("record_signals").key
+"""A case's key in the recorded P(yes), as the script that records them makes it."""
 
 
 def _recorded(profile: JudgeProfile) -> dict[str, float]:
