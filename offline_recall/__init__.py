@@ -8,17 +8,22 @@ is the kit every scorer is made of (the pipeline, options, results, prompts, the
 a run and score datasets resumably into a store and result files, `report` reads runs back,
 `service` scores over HTTP and `cli` is the command.
 
-The public API is what `__all__` lists; everything else may move. A public name's module is
+The public API is what `__all__` lists; everything else may move. The built-in scorers' names
+(each one's `create_*` function, its options and result types) are read from their registry
+entries (`scorer/builtins.py`, which imports nothing of the package). A public name's module is
 imported the first time the name is used, so `import offline_recall` loads nothing else.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._version import __version__
+from .imported import lazy_names
+from .scorer.builtins import public_names
 
+# For type checkers, each public name imported; the built-in scorers' are re-exported with `as`,
+# since `__all__` adds them from the registry (`public_names`).
 if TYPE_CHECKING:
     from .data.dataset import open_dataset
     from .engines import create_engine
@@ -33,29 +38,25 @@ if TYPE_CHECKING:
         ModelError,
         OfflineRecallError,
     )
-    from .metrics.faithfulness import (
-        FaithfulnessOptions,
-        FaithfulnessResult,
-        create_faithfulness_scorer,
-    )
+    from .metrics.faithfulness import FaithfulnessOptions as FaithfulnessOptions
+    from .metrics.faithfulness import FaithfulnessResult as FaithfulnessResult
+    from .metrics.faithfulness import create_faithfulness_scorer as create_faithfulness_scorer
+    from .metrics.precision import ChunkVerdict as ChunkVerdict
+    from .metrics.precision import ContextPrecisionOptions as ContextPrecisionOptions
+    from .metrics.precision import PrecisionResult as PrecisionResult
     from .metrics.precision import (
-        ChunkVerdict,
-        ContextPrecisionOptions,
-        PrecisionResult,
-        create_context_precision_scorer,
+        create_context_precision_scorer as create_context_precision_scorer,
     )
-    from .metrics.recall import (
-        ClaimVerdict,
-        ContextRecallOptions,
-        RecallResult,
-        create_context_recall_scorer,
-    )
+    from .metrics.recall import ClaimVerdict as ClaimVerdict
+    from .metrics.recall import ContextRecallOptions as ContextRecallOptions
+    from .metrics.recall import RecallResult as RecallResult
+    from .metrics.recall import create_context_recall_scorer as create_context_recall_scorer
+    from .metrics.relevance import ChunkRelevance as ChunkRelevance
+    from .metrics.relevance import ContextRelevanceOptions as ContextRelevanceOptions
+    from .metrics.relevance import Penalties as Penalties
+    from .metrics.relevance import RelevanceResult as RelevanceResult
     from .metrics.relevance import (
-        ChunkRelevance,
-        ContextRelevanceOptions,
-        Penalties,
-        RelevanceResult,
-        create_context_relevance_scorer,
+        create_context_relevance_scorer as create_context_relevance_scorer,
     )
     from .report.comparison import Comparison, compare_runs
     from .runs.claim_cache import ClaimCache
@@ -70,26 +71,43 @@ if TYPE_CHECKING:
     from .runs.store import RunStore
     from .scorer.results import Status
 
-# Each public name and the module it is imported from. A scorer's names come from its package,
-# which lists them in its own `__all__`.
+__all__ = [
+    "DEFAULT_MODEL",
+    "ClaimCache",
+    "Comparison",
+    "ConfigurationError",
+    "DatasetError",
+    "Engine",
+    "EvalResult",
+    "FakeEngine",
+    "InputSpec",
+    "ItemRecord",
+    "ItemResult",
+    "LocalRunner",
+    "MissingExtraError",
+    "ModelError",
+    "OfflineRecallError",
+    "RayOptions",
+    "RunStore",
+    "Status",
+    "__version__",
+    "compare_runs",
+    "create_engine",
+    "load_manifest",
+    "model_dir",
+    "open_dataset",
+    "read_results",
+    "resolve_spec",
+    "run_dataset",
+    "run_evals",
+    "score_dataset",
+]
+__all__ += public_names()
+
+# Each public name and the module it is imported from: the built-in scorers' (each one's
+# `create_*` function and what its registry entry exports), then the others.
 _MODULES: dict[str, str] = {
-    # scorers
-    "create_context_recall_scorer": "offline_recall.metrics.recall",
-    "ContextRecallOptions": "offline_recall.metrics.recall",
-    "RecallResult": "offline_recall.metrics.recall",
-    "ClaimVerdict": "offline_recall.metrics.recall",
-    "create_context_precision_scorer": "offline_recall.metrics.precision",
-    "ContextPrecisionOptions": "offline_recall.metrics.precision",
-    "PrecisionResult": "offline_recall.metrics.precision",
-    "ChunkVerdict": "offline_recall.metrics.precision",
-    "create_faithfulness_scorer": "offline_recall.metrics.faithfulness",
-    "FaithfulnessOptions": "offline_recall.metrics.faithfulness",
-    "FaithfulnessResult": "offline_recall.metrics.faithfulness",
-    "create_context_relevance_scorer": "offline_recall.metrics.relevance",
-    "ContextRelevanceOptions": "offline_recall.metrics.relevance",
-    "Penalties": "offline_recall.metrics.relevance",
-    "RelevanceResult": "offline_recall.metrics.relevance",
-    "ChunkRelevance": "offline_recall.metrics.relevance",
+    **public_names(),
     "Status": "offline_recall.scorer.results",
     "ClaimCache": "offline_recall.runs.claim_cache",
     # runs: their spec, runners and stores
@@ -123,66 +141,4 @@ _MODULES: dict[str, str] = {
     "MissingExtraError": "offline_recall.errors",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, its module imported on first use and the name kept for the next."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The public names, as `dir(offline_recall)` lists them."""
-    return sorted(__all__)
-
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "ChunkRelevance",
-    "ChunkVerdict",
-    "ClaimCache",
-    "ClaimVerdict",
-    "Comparison",
-    "ConfigurationError",
-    "ContextPrecisionOptions",
-    "ContextRecallOptions",
-    "ContextRelevanceOptions",
-    "DatasetError",
-    "Engine",
-    "EvalResult",
-    "FaithfulnessOptions",
-    "FaithfulnessResult",
-    "FakeEngine",
-    "InputSpec",
-    "ItemRecord",
-    "ItemResult",
-    "LocalRunner",
-    "MissingExtraError",
-    "ModelError",
-    "OfflineRecallError",
-    "Penalties",
-    "PrecisionResult",
-    "RayOptions",
-    "RecallResult",
-    "RelevanceResult",
-    "RunStore",
-    "Status",
-    "__version__",
-    "compare_runs",
-    "create_context_precision_scorer",
-    "create_context_recall_scorer",
-    "create_context_relevance_scorer",
-    "create_engine",
-    "create_faithfulness_scorer",
-    "load_manifest",
-    "model_dir",
-    "open_dataset",
-    "read_results",
-    "resolve_spec",
-    "run_dataset",
-    "run_evals",
-    "score_dataset",
-]
+__getattr__, __dir__ = lazy_names(globals(), _MODULES)

@@ -4,15 +4,22 @@ run they make, resolved once and announced the same way by both."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
 from ..printable import printable
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
-from .options import finite_scale, judge_model_options, model_and_engine, parse_engine_options
+from .options import (
+    finite_scale,
+    judge_model_options,
+    model_and_engine,
+    parse_engine_options,
+    parse_scorers,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,9 +32,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
     """`--model`, `--backend`, `-o`, the server engine's flags, `--judge-model`,
     `--judge-backend`, `--scorer` (the scorers to `verb`), `--scale` (its help ending in
-    `scale_note`) and `--no-judge-note`, given to the command as they are."""
+    `scale_note`) and `--no-judge-note`, given to the command as one `chosen: RunChoice`."""
 
     def apply(command: F) -> F:
+        @functools.wraps(command)
+        def chosen_run(**given: Any) -> Any:
+            chosen = RunChoice(**{name: given.pop(name) for name in _CHOICES})
+            return command(chosen=chosen, **given)
+
+        made: Any = chosen_run
         for option in (
             click.option(
                 "--no-judge-note",
@@ -58,8 +71,8 @@ def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
             judge_model_options,
             model_and_engine,
         ):
-            command = option(command)
-        return command
+            made = option(made)
+        return cast(F, made)
 
     return apply
 
@@ -73,11 +86,20 @@ class RunChoice:
     engine_option: tuple[str, ...]
     judge_model: str | None
     judge_backend: str | None
+    scorer_list: tuple[str, ...]
     scale: float
     no_judge_note: bool
 
+    @property
+    def scorers(self) -> list[str]:
+        """The scorer ids `--scorer` named, comma-separated or repeated."""
+        return parse_scorers(",".join(self.scorer_list))
 
-def resolve_announced(console: Console, scorers: list[str], chosen: RunChoice) -> ResolvedRun:
+
+_CHOICES = tuple(f.name for f in fields(RunChoice))
+
+
+def resolve_announced(console: Console, chosen: RunChoice) -> ResolvedRun:
     """The run the options make, resolved once, with the lines that say which judge decides:
     the profile of each scorer that asks the model, and the lexical rule's note unless
     `chosen.no_judge_note`."""
@@ -91,7 +113,7 @@ def resolve_announced(console: Console, scorers: list[str], chosen: RunChoice) -
         chosen.model,
         engine=chosen.backend,
         engine_options=parse_engine_options(chosen.engine_option),
-        scorers=scorers,
+        scorers=chosen.scorers,
         scale=chosen.scale,
         judge_model=chosen.judge_model,
         judge_engine=chosen.judge_backend,

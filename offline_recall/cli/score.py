@@ -19,7 +19,6 @@ from .options import (
     fail_under_option,
     model_files,
     parse_fail_under,
-    parse_scorers,
 )
 from .ray_run import choose_runner, runner_options, score_on_ray
 from .run_options import RunChoice, resolve_announced, run_options
@@ -97,23 +96,16 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 @runner_options
 def score(
     data: Path,
-    model: str,
-    backend: str,
-    engine_option: tuple[str, ...],
-    judge_model: str | None,
-    judge_backend: str | None,
-    scorer_list: tuple[str, ...],
+    chosen: RunChoice,
     out: Path | None,
     fmt: str | None,
     mapping: tuple[str, ...],
     context_sep: str | None,
-    scale: float,
     fail_under: tuple[str, ...],
     max_failed: int | None,
     store_path: Path | None,
     restart: bool,
     no_cache: bool,
-    no_judge_note: bool,
     runner: str,
     ray_address: str | None,
     workers: int,
@@ -144,16 +136,16 @@ def score(
     where = choose_runner(
         runner, ray_address, workers, gpus, cpus, shards, merge, claim_cache=not no_cache
     )
-    scorers = parse_scorers(",".join(scorer_list))
-    gates = parse_fail_under(fail_under, scorers, scale)
+    scorers = chosen.scorers
+    gates = parse_fail_under(fail_under, scorers, chosen.scale)
     if max_failed is None and gates:
         max_failed = 0
     out, form = _output(out, fmt)
     if store_path is None and out is not None and where.ray is None:
         store_path = default_store_path(out)
-    read = {str(data): data} | model_files("--model", model)
+    read = {str(data): data} | model_files("--model", chosen.model)
     check_destinations(
-        _destinations(out, store_path), read | model_files("--judge-model", judge_model)
+        _destinations(out, store_path), read | model_files("--judge-model", chosen.judge_model)
     )
     fields = parse_mapping(mapping)
     dataset = open_dataset(data, fields, context_sep, context_required=reads_context(scorers))
@@ -174,10 +166,7 @@ def score(
     console = Console(stderr=True)
     reading = f"reading {data.name}: {dataset.detection.describe()}"
     console.print(Text(printable(reading)), soft_wrap=True)
-    chosen = RunChoice(
-        model, backend, engine_option, judge_model, judge_backend, scale, no_judge_note
-    )
-    run = resolve_announced(console, scorers, chosen)
+    run = resolve_announced(console, chosen)
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
     given = InputSpec.of(data, fields, context_sep, dataset.sha256)

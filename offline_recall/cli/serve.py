@@ -16,7 +16,6 @@ from ..service import (
     TOKEN_ENV,
 )
 from . import COMMANDS
-from .options import parse_scorers
 from .run_options import RunChoice, resolve_announced, run_options
 
 SERVER_PACKAGES = ("starlette", "uvicorn")
@@ -111,13 +110,7 @@ def host_warning(host: str, token: str | None) -> str | None:
     help="The most characters of text one run may hold; a run holding more is refused with 413.",
 )
 def serve(
-    model: str,
-    backend: str,
-    engine_option: tuple[str, ...],
-    judge_model: str | None,
-    judge_backend: str | None,
-    scorer_list: tuple[str, ...],
-    scale: float,
+    chosen: RunChoice,
     host: str,
     port: int,
     max_request_bytes: int,
@@ -126,7 +119,6 @@ def serve(
     max_connections: int,
     max_work: int,
     max_characters: int,
-    no_judge_note: bool,
 ) -> None:
     """Score Mastra-shaped runs sent over HTTP, with the run `score` would make of the same
     options: one model, engine, scorers and judge profiles, loaded once.
@@ -153,10 +145,7 @@ def serve(
     warning = host_warning(host, token)
     if warning is not None:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
-    chosen = RunChoice(
-        model, backend, engine_option, judge_model, judge_backend, scale, no_judge_note
-    )
-    run = resolve_announced(console, parse_scorers(",".join(scorer_list)), chosen)
+    run = resolve_announced(console, chosen)
     spec = run.spec
     sock = bind(host, port)
     worker = Worker()

@@ -6,22 +6,23 @@ are the retrieved chunks) whose class attributes are its definition (id, names, 
 result types, what it reads of a run) and whose steps (`prepare`, `generate`, `units`,
 `aggregate`) say how it scores. The framework reads the rest off the class: the command line,
 the run store, reports, verify, Ray and calibration. Built-in scorers live in
-`offline_recall.metrics` and are registered by id in `registry.py`; installed packages add
+`offline_recall.metrics` and are registered by id in `builtins.py`; installed packages add
 theirs through the entry-point group `offline_recall.scorers`.
 
 The kit's modules: `results` (the item a scorer reads, the result it gives, statuses),
 `inputs` (options, a run's fields, Mastra's agent shape), `declaration` (the class attributes
 a scorer declares), `pipeline` (how every scorer runs), `prompts` (versioned prompt files),
 `construction` (building a scorer on a model), `judge_setup` (its prompt version and judge
-profile), `registry` and `plugins` (scorers by id), and the run-time guards (`guard`,
+profile), `builtins`, `registry` and `plugins` (scorers by id), and the run-time guards (`guard`,
 `stages`, `memo`). A name is imported the first time it is used, so importing the kit loads
 nothing else.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..imported import lazy_names
 
 if TYPE_CHECKING:
     from ..engines.base import Prompt
@@ -75,19 +76,7 @@ _MODULES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the kit, its module imported on first use and the name kept for the next."""
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+__getattr__, __dir__ = lazy_names(globals(), _MODULES)
 
 __all__ = [
     "SCORERS",

@@ -3,18 +3,20 @@
 `build_scorer` puts a scorer on engines that run already, with its setup resolved;
 `create_scorer` first loads the model, starts its engine and resolves the setup the way a run
 spec does, then builds through `build_scorer` (a scorer that asks no model gets an engine
-started only if it is asked something: none is loaded).
+started only if it is asked something: none is loaded). `scorer_factory` makes a built-in
+scorer's `create_*_scorer` function, which calls `create_scorer` with its class.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypedDict, TypeVar, Unpack
+from typing import Any, Protocol, TypedDict, TypeVar, Unpack, overload
 
 from ..engines import Engine, resolve_model
 from ..engines.deferred import DeferredEngine
-from ..engines.manifests import ModelManifest
+from ..engines.manifests import DEFAULT_MODEL, ModelManifest
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
+from .builtins import BUILTINS, creator_name
 from .declaration import ScorerDefinition
 from .inputs import ScorerOptions
 from .judge_setup import resolve_setup
@@ -22,6 +24,9 @@ from .pipeline import Built, ClaimStore, Pipeline
 from .results import ScorerSetup
 
 P = TypeVar("P", bound=Pipeline[Any, Any, Any])
+P_co = TypeVar("P_co", bound=Pipeline[Any, Any, Any], covariant=True)
+OT = TypeVar("OT", bound=ScorerOptions)
+OT_contra = TypeVar("OT_contra", bound=ScorerOptions, contravariant=True)
 
 
 class EngineChoices(TypedDict, total=False):
@@ -144,3 +149,69 @@ def create_scorer(
         judge=judge_built,
         judge_prompt=None if judging is None else judging.judge_prompt_text(),
     )
+
+
+class ScorerCreator(Protocol[P_co, OT_contra]):
+    """A `create_*_scorer` function that takes `EngineChoices` (see `scorer_factory`)."""
+
+    def __call__(
+        self,
+        model: str | ModelManifest | Engine = DEFAULT_MODEL,
+        options: OT_contra | None = None,
+        **choices: Unpack[EngineChoices],
+    ) -> P_co: ...
+
+
+class ClaimScorerCreator(Protocol[P_co, OT_contra]):
+    """A `create_*_scorer` function that takes `ClaimChoices` (see `scorer_factory`)."""
+
+    def __call__(
+        self,
+        model: str | ModelManifest | Engine = DEFAULT_MODEL,
+        options: OT_contra | None = None,
+        **choices: Unpack[ClaimChoices],
+    ) -> P_co: ...
+
+
+@overload
+def scorer_factory(
+    scorer: type[P], options_type: type[OT], choices: type[ClaimChoices], doc: str
+) -> ClaimScorerCreator[P, OT]: ...
+
+
+@overload
+def scorer_factory(
+    scorer: type[P], options_type: type[OT], choices: type[EngineChoices], doc: str
+) -> ScorerCreator[P, OT]: ...
+
+
+def scorer_factory(
+    scorer: type[P], options_type: type[OT], choices: type[EngineChoices], doc: str
+) -> ScorerCreator[P, OT] | ClaimScorerCreator[P, OT]:
+    """`scorer`'s `create_*_scorer` function, named from its id and documented by `doc`: it
+    takes a model (a bundled model's name, a manifest or a ready `Engine`; `DEFAULT_MODEL`
+    when left out), the scorer's options (`options_type`, which must be its `options_type`;
+    None builds them with no argument) and the keywords `choices` types, and builds the
+    scorer with `create_scorer`. A built-in scorer's function belongs to its package (its
+    entry in builtins.py); its signature reads as if written there."""
+    if options_type is not scorer.options_type:
+        raise TypeError(f"{scorer.__name__} takes {scorer.options_type.__name__} as its options")
+
+    def create(
+        model: str | ModelManifest | Engine = DEFAULT_MODEL,
+        options: OT | None = None,
+        **choices: Any,
+    ) -> P:
+        return create_scorer(scorer, model, options, **choices)
+
+    create.__name__ = create.__qualname__ = creator_name(scorer.id)
+    found = BUILTINS.get(scorer.id)
+    create.__module__ = scorer.__module__ if found is None else found.module
+    create.__doc__ = doc
+    create.__annotations__ = {
+        "model": "str | ModelManifest | Engine",
+        "options": f"{options_type.__name__} | None",
+        "choices": f"Unpack[{choices.__name__}]",
+        "return": scorer.__name__,
+    }
+    return create

@@ -21,7 +21,8 @@ import math
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
@@ -124,14 +125,17 @@ class Guard:
         self._expired = True
         raise _PastLimit
 
-    def _call(self, what: str, limited: bool, code: Callable[..., T], *args: Any) -> T:
+    @contextmanager
+    def running(self, what: str, *, limited: bool = False) -> Iterator[None]:
+        """Runs the code of a `with` block as the guard runs a step (`limited`: under the time
+        limit) or a stage: `with guard.running("generate()"): ...`."""
         timed = limited and self._alarm and self.seconds is not None
         self._expired = False
         try:
             if timed:
                 signal.setitimer(signal.ITIMER_REAL, self.seconds or 0.0, _AGAIN)
             try:
-                found = code(*args)
+                yield
             finally:
                 if timed:
                     signal.setitimer(signal.ITIMER_REAL, 0)
@@ -151,7 +155,6 @@ class Guard:
             raise KeyboardInterrupt  # the user's, which the step caught and went on
         if self._expired:
             raise StepFailed(self._late(what))
-        return found
 
     def _late(self, what: str) -> str:
         return f"{what} took more than {self.seconds:g} s (the limit {TIMEOUT_VARIABLE} sets)"
@@ -159,8 +162,10 @@ class Guard:
     def step(self, what: str, code: Callable[..., T], *args: Any) -> T:
         """`code(*args)`, a step of one run (`what` names it in messages: "prepare()"), under
         the time limit."""
-        return self._call(what, True, code, *args)
+        with self.running(what, limited=True):
+            return code(*args)
 
     def stage(self, what: str, code: Callable[..., T], *args: Any) -> T:
         """`code(*args)`, a stage of a batch named `what`, without a time limit."""
-        return self._call(what, False, code, *args)
+        with self.running(what):
+            return code(*args)

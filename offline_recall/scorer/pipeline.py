@@ -357,7 +357,10 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
                 for p in prepared
             ]
         items = {i: p for i, p in enumerate(prepared) if not isinstance(p, ScoreResult)}
-        generated = guard.stage("generate()", self.generate, items) if items else {}
+        generated: Mapping[int, T | Failed] = {}
+        if items:
+            with guard.running("generate()"):
+                generated = self.generate(items)
         no_units: dict[int, R] = {}
         units: dict[int, list[Pair[Any]]] = {}
         for i, g in generated.items():

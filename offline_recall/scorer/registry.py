@@ -1,5 +1,5 @@
 """Scorers by id: one class each, in a package of its own (its prompts, rules and result), and
-one registry line each.
+one entry each in builtins.py.
 
 A scorer's class is its definition (see declaration.py): the registry maps each id to it, and
 the command line, reports, run specs and calibration read it there. A built-in scorer's module
@@ -15,23 +15,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError
+from .builtins import BUILTINS, RECALL
 from .plugins import Registry
 
 if TYPE_CHECKING:
     from .pipeline import ScorerClass
     from .results import ScoreResult
 
-RECALL = "context-recall-scorer"
-"""Context recall's id: the scorer a run uses when it names none."""
-
-SCORERS = Registry(
-    {
-        RECALL: "offline_recall.metrics.recall:ContextRecallScorer",
-        "context-precision-scorer": "offline_recall.metrics.precision:ContextPrecisionScorer",
-        "faithfulness-scorer": "offline_recall.metrics.faithfulness:FaithfulnessScorer",
-        "context-relevance-scorer": "offline_recall.metrics.relevance:ContextRelevanceScorer",
-    }
-)
+SCORERS = Registry({scorer_id: found.target for scorer_id, found in BUILTINS.items()})
 
 
 def scorer_kind(scorer_id: str) -> ScorerClass:

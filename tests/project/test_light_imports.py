@@ -1,7 +1,8 @@
 """Nothing heavy at the door: the import and the commands that need no model load no engine,
 no data-frame or statistics library, no template engine and no HTTP client. Nor do they load
-more of the package than they use: the import loads only the version, `--help` and `--version`
-no command's module, and each public name loads its module when it is first used.
+more of the package than they use: the import loads only the version and the built-in scorers'
+public names (`scorer/builtins.py`, which imports nothing of the package), `--help` and
+`--version` no command's module, and each public name loads its module when it is first used.
 
 Each case runs in a fresh interpreter and reports which of the heavy modules it left in
 `sys.modules`; the commands run click's `main` in that process, so what is measured is the
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import offline_recall
 from offline_recall.judging.profile import JudgeProfile
+from offline_recall.scorer.builtins import public_names
 
 from ..conftest import EXAMPLE
 
@@ -89,9 +91,16 @@ def test_importing_the_package_loads_nothing_heavy(tmp_path: Path) -> None:
     assert loaded == set()
 
 
-def test_importing_the_package_loads_only_its_version(tmp_path: Path) -> None:
+def test_importing_the_package_loads_only_its_version_and_the_built_in_scorers_names(
+    tmp_path: Path,
+) -> None:
     loaded, _ = ours_after("import offline_recall", tmp_path)
-    assert loaded == {"offline_recall._version"}
+    assert loaded == {
+        "offline_recall._version",
+        "offline_recall.imported",
+        "offline_recall.scorer",
+        "offline_recall.scorer.builtins",
+    }
 
 
 def test_help_and_version_load_no_command(tmp_path: Path) -> None:
@@ -221,22 +230,23 @@ def test_a_profile_applies_its_coefficients_to_the_same_floats() -> None:
 
 
 PUBLIC = {
-    "DEFAULT_MODEL", "ChunkRelevance", "ChunkVerdict", "ClaimCache", "ClaimVerdict", "Comparison",
-    "ConfigurationError", "ContextPrecisionOptions", "ContextRecallOptions",
-    "ContextRelevanceOptions", "DatasetError", "Engine", "EvalResult", "FaithfulnessOptions",
-    "FaithfulnessResult", "FakeEngine", "InputSpec", "ItemRecord", "ItemResult", "LocalRunner",
-    "MissingExtraError", "ModelError", "OfflineRecallError", "Penalties", "PrecisionResult",
-    "RayOptions", "RecallResult", "RelevanceResult", "RunStore", "Status", "__version__",
-    "compare_runs", "create_context_precision_scorer", "create_context_recall_scorer",
-    "create_context_relevance_scorer", "create_engine", "create_faithfulness_scorer",
-    "load_manifest", "model_dir", "open_dataset", "read_results", "resolve_spec", "run_dataset",
-    "run_evals", "score_dataset",
+    "DEFAULT_MODEL", "ClaimCache", "Comparison", "ConfigurationError", "DatasetError", "Engine",
+    "EvalResult", "FakeEngine", "InputSpec", "ItemRecord", "ItemResult", "LocalRunner",
+    "MissingExtraError", "ModelError", "OfflineRecallError", "RayOptions", "RunStore", "Status",
+    "__version__", "compare_runs", "create_engine", "load_manifest", "model_dir", "open_dataset",
+    "read_results", "resolve_spec", "run_dataset", "run_evals", "score_dataset",
 }  # fmt: skip
+"""The public names besides the built-in scorers', which their registry entries declare."""
 
 
 def test_the_public_api_is_the_users_and_the_scorer_kit_is_its_own() -> None:
     # What a user calls is `offline_recall`; what a scorer is made of is the kit.
-    assert set(offline_recall.__all__) == PUBLIC and len(PUBLIC) <= 45
+    scorers = public_names()
+    assert set(offline_recall.__all__) == PUBLIC | set(scorers)
+    assert len(offline_recall.__all__) == len(PUBLIC) + len(scorers)
+    assert len(PUBLIC) <= 30
+    for name, module in scorers.items():
+        assert name in importlib.import_module(module).__all__, (name, module)
     import offline_recall.scorer as kit
 
     assert sorted(dir(kit)) == sorted(kit.__all__)

@@ -8,22 +8,16 @@ the supported share. The claim machinery is shared with context recall (`metrics
 
 from __future__ import annotations
 
-from typing import Unpack
-
-from ...engines import Engine
-from ...engines.manifests import DEFAULT_MODEL, ModelManifest
-from ...scorer.construction import ClaimChoices, create_scorer
+from ...scorer.construction import ClaimChoices, scorer_factory
 from .scorer import ID, FaithfulnessOptions, FaithfulnessResult, FaithfulnessScorer
 
-
-def create_faithfulness_scorer(
-    model: str | ModelManifest | Engine = DEFAULT_MODEL,
-    options: FaithfulnessOptions | None = None,
-    **choices: Unpack[ClaimChoices],
-) -> FaithfulnessScorer:
+create_faithfulness_scorer = scorer_factory(
+    FaithfulnessScorer,
+    FaithfulnessOptions,
+    ClaimChoices,
     """A faithfulness scorer on a local, pinned model: the arguments of
-    `create_context_recall_scorer` (one engine and one claim cache can serve both)."""
-    return create_scorer(FaithfulnessScorer, model, options, **choices)
+    `create_context_recall_scorer` (one engine and one claim cache can serve both).""",
+)
 
 
 __all__ = [

@@ -7,22 +7,16 @@ over the model's yes/no and cheap signals) -> mean average precision in retrieve
 
 from __future__ import annotations
 
-from typing import Unpack
-
-from ...engines import Engine
-from ...engines.manifests import DEFAULT_MODEL, ModelManifest
-from ...scorer.construction import EngineChoices, create_scorer
+from ...scorer.construction import EngineChoices, scorer_factory
 from .prompts import Target
 from .result import ChunkVerdict, PrecisionResult
 from .score import average_precision
 from .scorer import ID, ContextPrecisionOptions, ContextPrecisionScorer
 
-
-def create_context_precision_scorer(
-    model: str | ModelManifest | Engine = DEFAULT_MODEL,
-    options: ContextPrecisionOptions | None = None,
-    **choices: Unpack[EngineChoices],
-) -> ContextPrecisionScorer:
+create_context_precision_scorer = scorer_factory(
+    ContextPrecisionScorer,
+    ContextPrecisionOptions,
+    EngineChoices,
     """A context precision scorer on a local, pinned model.
 
     The arguments of `create_context_recall_scorer` but those for claims (`EngineChoices`:
@@ -31,8 +25,8 @@ def create_context_precision_scorer(
     `options` says where the context comes from (required: construction fails without
     `context` or `context_extractor`, or with an empty `context`). Precision asks the model
     its own relevance question: a model's own judge prompt (for claims) is not used.
-    """
-    return create_scorer(ContextPrecisionScorer, model, options, **choices)
+    """,
+)
 
 
 __all__ = [

@@ -7,21 +7,15 @@ The claim machinery is shared with faithfulness (`metrics/claims/`).
 
 from __future__ import annotations
 
-from typing import Unpack
-
-from ...engines import Engine
-from ...engines.manifests import DEFAULT_MODEL, ModelManifest
-from ...scorer.construction import ClaimChoices, create_scorer
+from ...scorer.construction import ClaimChoices, scorer_factory
 from ..claims import ClaimStore, ClaimVerdict, dedupe_claims
 from .result import RecallResult
 from .scorer import ID, ContextRecallOptions, ContextRecallScorer
 
-
-def create_context_recall_scorer(
-    model: str | ModelManifest | Engine = DEFAULT_MODEL,
-    options: ContextRecallOptions | None = None,
-    **choices: Unpack[ClaimChoices],
-) -> ContextRecallScorer:
+create_context_recall_scorer = scorer_factory(
+    ContextRecallScorer,
+    ContextRecallOptions,
+    ClaimChoices,
     """A context recall scorer on a local, pinned model.
 
     `model` is a bundled model's name, a manifest (or its path), or a ready `Engine`; the
@@ -32,8 +26,8 @@ def create_context_recall_scorer(
     claims on `judge_engine` (default: `engine`) while `model` extracts them. `options` says
     where the context comes from (required: construction fails without `context` or
     `context_extractor`).
-    """
-    return create_scorer(ContextRecallScorer, model, options, **choices)
+    """,
+)
 
 
 __all__ = [

@@ -9,31 +9,25 @@ chunk holds.
 
 from __future__ import annotations
 
-from typing import Unpack
-
-from ...engines import Engine
-from ...engines.manifests import DEFAULT_MODEL, ModelManifest
-from ...scorer.construction import EngineChoices, create_scorer
+from ...scorer.construction import EngineChoices, scorer_factory
 from .options import ContextRelevanceOptions, Penalties
 from .prompts import Target
 from .result import ChunkRelevance, Level, LevelProbabilities, RelevanceResult
 from .score import relevance_score
 from .scorer import ID, ContextRelevanceScorer
 
-
-def create_context_relevance_scorer(
-    model: str | ModelManifest | Engine = DEFAULT_MODEL,
-    options: ContextRelevanceOptions | None = None,
-    **choices: Unpack[EngineChoices],
-) -> ContextRelevanceScorer:
+create_context_relevance_scorer = scorer_factory(
+    ContextRelevanceScorer,
+    ContextRelevanceOptions,
+    EngineChoices,
     """A context relevance scorer on a local, pinned model.
 
     The arguments of `create_context_precision_scorer`; `options` says where the context comes
     from (required: construction fails without `context` or `context_extractor`, or with an
     empty `context`) and may set `penalties`. A run without context chunks scores the full
     scale, as in the reference.
-    """
-    return create_scorer(ContextRelevanceScorer, model, options, **choices)
+    """,
+)
 
 
 __all__ = [
