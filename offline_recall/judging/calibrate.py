@@ -103,10 +103,15 @@ def _bounds(signals: Sequence[str]) -> list[tuple[float | None, float | None]]:
 
 
 def _fit(
-    x: Matrix, y: NDArray[np.bool_], signals: Sequence[str]
+    x: Matrix, y: NDArray[np.bool_], signals: Sequence[str], made: NDArray[np.bool_]
 ) -> tuple[Matrix, Matrix, _Logistic]:
     """Standardise `x` and fit the sign-bounded logistic rule: the L2-regularised log-loss
-    (`REGULARISATION_C`, intercept unpenalised), minimised by L-BFGS-B from zero."""
+    (`REGULARISATION_C`, intercept unpenalised), minimised by L-BFGS-B from zero.
+
+    Rows `made` from the labelled claims (unrelated contexts, contradictions) shape the
+    weights; the intercept is then fitted again on the labelled rows alone, so that the
+    probabilities keep the labelled claims' own rate of support instead of the made
+    negatives' (which would lower every probability, and a run's expected recall with it)."""
     import numpy as np
     from scipy.optimize import minimize
     from scipy.special import expit
@@ -133,7 +138,21 @@ def _fit(
         options={"maxiter": 2000},
     )
     theta = np.asarray(found.x, dtype=np.float64)
-    return mean, scale, _Logistic(theta[:-1], float(theta[-1]))
+    weights, intercept = theta[:-1], float(theta[-1])
+    labelled = ~made
+    if made.any() and len(set(y[labelled].tolist())) == 2:
+        fixed = z[labelled] @ weights
+        kept = t[labelled]
+
+        def intercept_loss(b: Matrix) -> tuple[float, Matrix]:
+            m = fixed + b[0]
+            return float(np.sum(np.logaddexp(0.0, m) - kept * m)), np.array(
+                [float(np.sum(expit(m) - kept))]
+            )
+
+        again = minimize(intercept_loss, np.array([intercept]), jac=True, method="L-BFGS-B")
+        intercept = float(again.x[0])
+    return mean, scale, _Logistic(weights, intercept)
 
 
 def _predict(x: Matrix, mean: Matrix, scale: Matrix, model: _Logistic, offset: Matrix) -> Matrix:
@@ -202,6 +221,7 @@ def fit_profile(
 
     groups = [p.group for p in pairs]
     y_pair = np.array([p.label for p in pairs], dtype=bool)
+    made = np.array([kind_of(g) is not None for g in groups], dtype=bool)
     claim_label = {p.group: p.label for p in pairs}
     names = [g for g in dict.fromkeys(groups) if kind_of(g) is None]
     y_claim = np.array([claim_label[g] for g in names], dtype=bool)
@@ -227,7 +247,9 @@ def fit_profile(
             inside = train[rule.rows]
             if len(set(y_pair[rule.rows][inside].tolist())) < 2:
                 raise DatasetError("each rule needs claims of both labels in every fold")
-            mean, scale, model = _fit(rule.x[inside], y_pair[rule.rows][inside], rule.fitted)
+            mean, scale, model = _fit(
+                rule.x[inside], y_pair[rule.rows][inside], rule.fitted, made[rule.rows][inside]
+            )
             found[rule.rows] = _predict(rule.x, mean, scale, model, rule.offset)
         return found
 
@@ -268,7 +290,7 @@ def fit_profile(
     threshold = best_threshold(y_claim, claim_scores)
     fitted_rules = []
     for rule in rules:
-        mean, scale, model = _fit(rule.x, y_pair[rule.rows], rule.fitted)
+        mean, scale, model = _fit(rule.x, y_pair[rule.rows], rule.fitted, made[rule.rows])
         fitted_rules.append(
             JudgeProfile(
                 scorer=scorer,

@@ -15,6 +15,7 @@ from offline_recall.cli import main
 from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.judge import Question, signal_values
 from offline_recall.judging.labelled import LabelledPair, read_labelled
+from offline_recall.judging.negatives import group_of
 from offline_recall.judging.profile import (
     JudgeProfile,
     ProfileOrigin,
@@ -258,3 +259,34 @@ def test_a_profile_whose_balanced_accuracy_loses_to_word_overlap_is_not_installe
     forced = CliRunner().invoke(main, [*command, "--force"])
     assert forced.exit_code == 0, forced.output
     assert "installed" in forced.output
+
+
+def test_made_negatives_shape_the_weights_but_not_the_rate_of_support() -> None:
+    """Claims made unsupported (here: each claim against unrelated chunks) weigh in the fit,
+    but the intercept is fitted again on the labelled claims alone, so the profile's mean
+    probability over them stays their own share supported."""
+    labelled = [
+        LabelledPair(
+            context=CONTEXT, claim=str(r["claim"]), label=r["label"] == 1, group=str(r["id"])
+        )
+        for r in labelled_rows()
+    ]
+    unrelated = [
+        LabelledPair(
+            context=chunk, claim=p.claim, label=False, group=group_of("unrelated", p.group)
+        )
+        for p in labelled
+        for chunk in ("Bananas are rich in potassium.", "The river froze in January.")
+    ]
+    pairs = [*labelled, *unrelated]
+    values = signal_values(
+        FakeEngine(), QUESTION, [(p.context, p.claim) for p in pairs], evidence_sentences=3
+    )
+    signals = ("overlap", "weighted_overlap", "missing")
+    profile = fit_profile(
+        pairs, values, fingerprint="fake@0", prompt_version="fake", folds=3, signals=signals
+    )
+    probabilities = [profile.probability(v) for v in values[: len(labelled)]]
+    share = sum(p.label for p in labelled) / len(labelled)
+    assert sum(probabilities) / len(probabilities) == pytest.approx(share, abs=1e-3)
+    assert all(profile.probability(v) < profile.threshold for v in values[len(labelled) :])
