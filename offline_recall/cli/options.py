@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..engines import ENGINES
+from ..engines import AUTO, ENGINES
 from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError, OfflineRecallError
 from ..scorer.registry import scorer_kind
@@ -40,7 +40,7 @@ def judge_model_options(command: F) -> F:
     """`--judge-model` (a second pinned model that judges) and `--judge-backend`."""
     command = click.option(
         "--judge-backend",
-        type=click.Choice(sorted(ENGINES)),
+        type=click.Choice([AUTO, *sorted(ENGINES)]),
         default=None,
         help="The engine that runs the judge model [default: --backend].",
     )(command)
@@ -66,10 +66,11 @@ def model_and_engine(command: F) -> F:
             ),
             click.option(
                 "--backend",
-                type=click.Choice(sorted(ENGINES)),
-                default="transformers",
+                type=click.Choice([AUTO, *sorted(ENGINES)]),
+                default=AUTO,
                 show_default=True,
-                help="The engine that runs the model.",
+                help="The engine that runs the model (auto: the model's own where it is "
+                "installed, vLLM for the Qwen judges; transformers otherwise).",
             ),
             click.option(
                 "-o",

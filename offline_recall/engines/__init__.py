@@ -7,6 +7,7 @@ many items a bulk run should hand it at once.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -169,6 +170,21 @@ ENGINES: dict[str, EngineKind] = {
 }
 
 
+AUTO = "auto"
+"""The engine a run takes when it names none: the model's own (its manifest's `engine`) where
+that engine is installed, else transformers."""
+
+
+def chosen_engine(name: str, manifest: ModelManifest) -> str:
+    """`name`, or for `auto` the engine that runs `manifest`'s model: vLLM where the manifest
+    prefers it and it is installed, else transformers."""
+    if name != AUTO:
+        return name
+    if manifest.engine == "vllm" and importlib.util.find_spec("vllm") is not None:
+        return "vllm"
+    return "transformers"
+
+
 def engine_kind(name: str) -> EngineKind:
     """The registered engine `name`; an unknown name lists the known ones."""
     kind = ENGINES.get(name)
@@ -205,25 +221,28 @@ def resolve_model(
     model: str | ModelManifest = DEFAULT_MODEL,
     options: Mapping[str, Any] | BaseModel | None = None,
 ) -> ResolvedModel:
-    """`model` (a bundled name, a manifest path, or a manifest) resolved for the engine `name`:
-    the options checked, the manifest read, and a server engine's server asked what it serves."""
-    kind = engine_kind(name)
-    parsed = kind.parse_options(options)
+    """`model` (a bundled name, a manifest path, or a manifest) resolved for the engine `name`
+    (`auto`: the model's own, see `chosen_engine`): the manifest read, the options checked, and
+    a server engine's server asked what it serves."""
     manifest = model if isinstance(model, ModelManifest) else load_manifest(model)
+    kind = engine_kind(chosen_engine(name, manifest))
+    parsed = kind.parse_options(options)
     served = kind.inspect(manifest, parsed) if kind.inspect is not None else None
     return ResolvedModel(manifest, kind, parsed, served)
 
 
 def create_engine(
-    name: str = "transformers",
+    name: str = AUTO,
     model: str | ModelManifest = DEFAULT_MODEL,
     options: Mapping[str, Any] | BaseModel | None = None,
 ) -> Engine:
-    """The engine `name` running `model` (a bundled name, a manifest path, or a manifest)."""
+    """The engine `name` (`auto`: the model's own) running `model` (a bundled name, a
+    manifest path, or a manifest)."""
     return resolve_model(name, model, options).start()
 
 
 __all__ = [
+    "AUTO",
     "ENGINES",
     "Engine",
     "EngineIdentity",
@@ -234,6 +253,7 @@ __all__ = [
     "Message",
     "Prompt",
     "ResolvedModel",
+    "chosen_engine",
     "create_engine",
     "engine_kind",
     "resolve_model",

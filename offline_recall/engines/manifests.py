@@ -182,6 +182,11 @@ class ModelManifest(_Frozen):
         description="A TOML file ([judge]: system, user, yes, no) asking this model its own "
         "question when it judges, path relative to the manifest",
     )
+    engine: Literal["transformers", "vllm"] = Field(
+        default="transformers",
+        description="The engine a run takes when it names none (`auto`): vllm where vLLM is "
+        "installed, transformers otherwise",
+    )
     convert_dtype: Literal["float32", "bfloat16"] = Field(
         default="float32",
         description="The dtype a GGUF is dequantised to once, for the engines that load "

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._version import __version__
-from ..engines import ResolvedModel, resolve_model
+from ..engines import AUTO, ResolvedModel, resolve_model
 from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError
 from ..judging.profile import JudgeProfile
@@ -55,7 +55,7 @@ def _engine_spec(resolved: ResolvedModel) -> EngineSpec:
 def resolve_run(
     model: str = DEFAULT_MODEL,
     *,
-    engine: str = "transformers",
+    engine: str = AUTO,
     engine_options: Mapping[str, Any] | None = None,
     scorers: Sequence[str] = (RECALL,),
     scale: float | None = 1.0,
@@ -136,7 +136,7 @@ def resolve_run(
 def resolve_spec(
     model: str = DEFAULT_MODEL,
     *,
-    engine: str = "transformers",
+    engine: str = AUTO,
     engine_options: Mapping[str, Any] | None = None,
     scorers: Sequence[str] = (RECALL,),
     scale: float | None = 1.0,

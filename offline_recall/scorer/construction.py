@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypedDict, TypeVar, Unpack, overload
 
-from ..engines import Engine, resolve_model
+from ..engines import AUTO, Engine, resolve_model
 from ..engines.deferred import DeferredEngine
 from ..engines.manifests import DEFAULT_MODEL, ModelManifest
 from ..errors import ConfigurationError
@@ -34,8 +34,8 @@ class EngineChoices(TypedDict, total=False):
     functions take them (by keyword; each may be left out)."""
 
     engine: str
-    """The engine that runs a named model (default "transformers"); unused for a ready
-    `Engine`."""
+    """The engine that runs a named model (default "auto": the model's own, see
+    `engines.chosen_engine`); unused for a ready `Engine`."""
     engine_options: dict[str, Any] | None
     """The engine's options for a named model (see the engine's documentation)."""
     profile: JudgeProfile | None
@@ -88,7 +88,7 @@ def create_scorer(
     model: str | ModelManifest | Engine,
     options: ScorerOptions | None,
     *,
-    engine: str = "transformers",
+    engine: str = AUTO,
     engine_options: dict[str, Any] | None = None,
     claim_cache: ClaimStore | None = None,
     profile: JudgeProfile | None = None,

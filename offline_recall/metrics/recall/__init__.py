@@ -19,7 +19,7 @@ create_context_recall_scorer = scorer_factory(
     """A context recall scorer on a local, pinned model.
 
     `model` is a bundled model's name, a manifest (or its path), or a ready `Engine`; the
-    keywords (`ClaimChoices`) say the rest: `engine` (default "transformers") and
+    keywords (`ClaimChoices`) say the rest: `engine` (default "auto": the model's own engine) and
     `engine_options` say how a named model runs; `claim_cache` keeps extracted claims across
     runs; `profile` and `prompt_version` override what the model's manifest and calibration
     would choose; `judge` names a second pinned model (a fine-tuned verifier) that judges the
