@@ -84,8 +84,11 @@ def main() -> None:
     kept = [(r, row.target) for r, row in zip(results, rows, strict=True) if r.score is not None]
     human = [float(t or 0.0) for _, t in kept]
     decided = [float(r.score or 0.0) for r, _ in kept]
-    expected = [float(getattr(r, "expected_recall", None) or r.score or 0.0) for r, _ in kept]
-    verdicts = sum(len(getattr(r, "verdicts", None) or []) for r in results)
+    expected = [
+        r.expected_recall if r.expected_recall is not None else float(r.score or 0.0)
+        for r, _ in kept
+    ]
+    verdicts = sum(len(r.verdicts) for r in results)
 
     spec = resolved.spec
     print(f"{len(rows)} RoSE dev rows, {spec.model_fingerprint} on {spec.engine.name}")
