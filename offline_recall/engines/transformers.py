@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import MissingExtraError
 from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
+from .lookup_decoding import greedy_constrained
 from .manifests import ModelManifest
 from .weights import model_dir, quiet_loading
 
@@ -28,6 +29,9 @@ class TransformersOptions(BaseModel):
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     reuse_prefix: bool = True
     """Compute a shared head (a context ahead of several questions) once for its prompts."""
+    guess_tokens: int = Field(default=8, ge=0)
+    """Tokens of a claim list guessed ahead from its prompt and checked in one forward pass
+    (the text is greedy decoding's either way, up to float rounding); 0: one token a pass."""
     threads: int | None = Field(default=None, ge=1)
     """CPU threads torch computes with; None: torch's default (one per core)."""
 
@@ -69,7 +73,9 @@ class TransformersEngine(PinnedEngine):
             "transformers", manifest, ChatTemplate(self._tokenizer, manifest), self.options.dtype
         )
         self._outlines_model = outlines.from_transformers(self._model, self._tokenizer)
-        self._processors: dict[type[BaseModel], Any] = {}
+        self._grammars: dict[type[BaseModel], Any] = {}
+        eos = self._model.generation_config.eos_token_id
+        self._end_tokens = frozenset(eos if isinstance(eos, list) else [eos])
 
     @property
     def model(self) -> Any:
@@ -85,43 +91,40 @@ class TransformersEngine(PinnedEngine):
         self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
         # One prompt at a time: a text must not depend on what it was batched with.
-        processor = self._processor(output.schema)
+        grammar = self._grammar(output.schema)
         texts: list[str | Failed] = []
         for prompt in prompts:
-            texts.append(self._constrained(self.chat.ids(prompt), processor, output.max_tokens))
+            texts.append(self._constrained(self.chat.ids(prompt), grammar, output.max_tokens))
             if done is not None:
                 done(1)
         return texts
 
-    def _constrained(self, ids: list[int], processor: Any, max_tokens: int) -> str:
-        """Greedy tokens after exactly `ids`, under Outlines' grammar processor.
+    def _constrained(self, ids: list[int], grammar: Any, max_tokens: int) -> str:
+        """Greedy tokens after exactly `ids`, under Outlines' grammar for the output.
 
         The prompt goes to the model as token ids, the same ones the vLLM engine sends: Outlines
         given a string would wrap it in the tokenizer's chat template a second time (a default
         system turn, the whole rendered chat as one user message).
         """
-        import torch
-        from transformers import LogitsProcessorList
-
-        processor.reset()
-        inputs = torch.tensor([ids], device=self.options.device)
-        output = self._model.generate(
-            input_ids=inputs,
-            attention_mask=torch.ones_like(inputs),
-            logits_processor=LogitsProcessorList([processor]),
-            max_new_tokens=max_tokens,
-            do_sample=False,
+        written = greedy_constrained(
+            self._model,
+            ids,
+            grammar,
+            self._end_tokens,
+            max_tokens,
+            self.options.guess_tokens,
+            self.options.device,
         )
-        return str(self._tokenizer.decode(output[0][len(ids) :], skip_special_tokens=True))
+        return str(self._tokenizer.decode(written, skip_special_tokens=True))
 
-    def _processor(self, output_type: type[BaseModel]) -> Any:
-        """Outlines' grammar for `output_type` as a logits processor, compiled once."""
-        if output_type not in self._processors:
+    def _grammar(self, output_type: type[BaseModel]) -> Any:
+        """Outlines' grammar index for `output_type`, compiled once."""
+        if output_type not in self._grammars:
             from outlines.generator import SteerableGenerator
 
-            generator = SteerableGenerator(self._outlines_model, output_type)
-            self._processors[output_type] = generator.logits_processor
-        return self._processors[output_type]
+            processor: Any = SteerableGenerator(self._outlines_model, output_type).logits_processor
+            self._grammars[output_type] = processor.index
+        return self._grammars[output_type]
 
     # Answer probabilities -------------------------------------------------------------
 
