@@ -1,6 +1,7 @@
 """Which sentences need the model: the extraction rules measured on RoSE dev, model run once.
 
     python benchmarks/quality/extraction_rules.py [--backend vllm] [--raw FILE] [--words 3,4,...]
+        [--reversed | --inventions] [--limit N] [--rose-limit N]
 
 Every distinct sentence of the RoSE decomposition texts is sent to the model once with the
 per-sentence extraction prompt (its raw answers kept in `--raw`, so a rerun makes no model
@@ -34,7 +35,13 @@ from benchmarks.quality.quality_metrics import ExtractionTally, correlations
 from benchmarks.quality.recall import Pair, extract_claims, judged, recall_scorer
 from offline_recall import Engine
 from offline_recall.engines import ENGINES, Failed
-from offline_recall.metrics.claims.rules import reverses_its_text, single_claim
+from offline_recall.metrics.claims.rules import (
+    contained_claims,
+    invented_quantities,
+    reverses_its_text,
+    single_claim,
+    ungrounded_predicate,
+)
 from offline_recall.metrics.recall import ContextRecallScorer
 from offline_recall.runs.resolve import resolve_run
 from offline_recall.runs.session import Scoring
@@ -70,16 +77,44 @@ class Replay:
 
 
 def variant_scorer(
-    base: ContextRecallScorer, words: int | None, trivial: bool, reversed_: bool = False
+    base: ContextRecallScorer,
+    words: int | None,
+    trivial: bool,
+    reversed_: bool = False,
+    **rules: Any,
 ) -> ContextRecallScorer:
     """A fresh scorer like `base` (same engine and judge), its extraction rules changed."""
     scorer = ContextRecallScorer(base.engine, base.options, base.setup)
-    rules = scorer.prompts.extract.model_copy(
-        update={"single_claim_words": words, "drop_trivial": trivial, "drop_reversed": reversed_}
-    )
-    scorer.extractor.prompts = scorer.prompts.model_copy(update={"extract": rules})
+    changed = {"single_claim_words": words, "drop_trivial": trivial, "drop_reversed": reversed_}
+    extract = scorer.prompts.extract.model_copy(update=changed | rules)
+    scorer.extractor.prompts = scorer.prompts.model_copy(update={"extract": extract})
     scorer._verdicts = base._verdicts  # the same judge: a pair is judged once for all variants
     return scorer
+
+
+# The rules against inventions and repeats on v4's rules: each alone, v5's two, and v5's with
+# the repeat rule.
+V5 = {"drop_invented_quantities": True, "min_predicate_grounding": 0.5}
+INVENTIONS: dict[str, dict[str, Any]] = {
+    "v4": {},
+    "+ invented quantities": {"drop_invented_quantities": True},
+    "+ predicate grounding 0.5": {"min_predicate_grounding": 0.5},
+    "v5 (both)": V5,
+    "+ contained claims": {"drop_contained": True},
+    "v5 + contained claims": V5 | {"drop_contained": True},
+}
+
+
+def inventions(texts: list[data.DecompositionRow], found: list[list[str] | None]) -> str:
+    """Claims that state a quantity, or say of their subject something, their text does not,
+    and claims another claim of the text repeats with more."""
+    quantity = predicate = contained = 0
+    for claims, row in zip(found, texts, strict=True):
+        claims = claims or []
+        quantity += sum(bool(invented_quantities(c, row.text)) for c in claims)
+        predicate += sum(ungrounded_predicate(c, row.text, 0.5) for c in claims)
+        contained += len(contained_claims(claims))
+    return f"{quantity} / {predicate} / {contained}"
 
 
 def measure(
@@ -129,7 +164,13 @@ def main() -> None:
         action="store_true",
         help="only v4's rules (6 words, trivial claims dropped) without and with drop_reversed",
     )
+    parser.add_argument(
+        "--inventions",
+        action="store_true",
+        help="only v4's rules, without and with the rules against inventions and repeats",
+    )
     parser.add_argument("--limit", type=int, help="decomposition texts (seeded choice)")
+    parser.add_argument("--rose-limit", type=int, help="end-to-end rows (seeded choice)")
     parser.add_argument("--batch", type=int, default=32, help="texts per extraction batch")
     parser.add_argument(
         "--answered-only", action="store_true", help="only the texts --raw already answers"
@@ -148,7 +189,7 @@ def main() -> None:
     replay = Replay(scoring.engine, answers)
     base = recall_scorer(Scoring.on(resolved, replay))
     texts = data.decomposition(args.data / data.ROSE_ACUS, args.limit, 0)
-    rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)
+    rose = data.rose_e2e(args.data / data.ROSE_E2E, args.rose_limit, 0)
     if args.answered_only:
         # Only what earlier runs answered: the texts whose every sentence has its answer,
         # and the end-to-end rows of those texts.
@@ -173,6 +214,24 @@ def main() -> None:
         f"{len(replay.answers)} sentences answered ({replay.asked} asked now); "
         f"judge {base.setup.judge_profile.digest}"
     )
+    if args.inventions:
+        print(
+            "| rules | precision | recall | F1 | count ratio | Spearman | Spearman, expected | "
+            "MAE, expected | claims: invented quantity / ungrounded predicate / contained |"
+        )
+        print("|---|" + "---:|" * 8)
+        for name, rules in INVENTIONS.items():
+            scorer = variant_scorer(base, 6, True, True, **rules)
+            m = measure(scorer, texts, rose, 6)
+            found = extract_claims(scorer, [r.text for r in texts])
+            d, e = m["decided"], m["expected"]
+            print(
+                f"| {name} | {m['precision']:.3f} | {m['recall']:.3f} | {m['F1']:.3f} | "
+                f"{m['count ratio']:.3f} | {d['Spearman']:.3f} | {e['Spearman']:.3f} | "
+                f"{e['MAE']:.3f} | {inventions(texts, found)} |",
+                flush=True,
+            )
+        return
     head = (
         "| single-claim words | drop trivial | drop reversed | no model call | precision | "
         "recall | F1 | count ratio | Spearman | Pearson | Spearman, expected | "

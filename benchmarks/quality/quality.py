@@ -67,6 +67,7 @@ from benchmarks.quality.quality_metrics import (
     mean,
     share_at_least,
     spearman,
+    spearman_interval,
     tune_threshold,
 )
 from benchmarks.quality.quality_variants import (
@@ -176,6 +177,7 @@ def e2e(title: str, rows: list[data.RecallRow], variants: list[Variant], kind: s
         metrics: dict[str, Value] = {}
         if kind == "rose":
             metrics.update(correlations(targets, scores))
+            metrics["Spearman 95% interval"] = spearman_interval(targets, scores)
         else:
             metrics["AUROC all vs rest"] = auroc([float(t == 2) for t in targets], scores)
             metrics["Spearman, none < some < all"] = spearman(targets, scores)

@@ -179,3 +179,32 @@ def correlations(
 
 def spearman(targets: Sequence[float | None], scores: Sequence[float | None]) -> float | None:
     return correlations(targets, scores)["Spearman"]
+
+
+def spearman_interval(
+    targets: Sequence[float | None], scores: Sequence[float | None], resamples: int = 1000
+) -> str | None:
+    """The bootstrap 95% interval (percentile, rows resampled, seed 0) of the Spearman
+    correlation of scores vs targets."""
+    t, s = kept(targets, scores)
+    if len(t) < 3 or len(set(t)) < 2 or len(set(s)) < 2:
+        return None
+    import numpy as np
+    from scipy.stats import bootstrap, spearmanr
+
+    def statistic(a: Sequence[float], b: Sequence[float]) -> float:
+        if len(set(a)) < 2 or len(set(b)) < 2:
+            return 0.0  # a resample of one distinct value has no order
+        return float(spearmanr(a, b).statistic)
+
+    found = bootstrap(
+        (np.array(t), np.array(s)),
+        statistic,
+        paired=True,
+        vectorized=False,
+        n_resamples=resamples,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    )
+    low, high = found.confidence_interval
+    return f"[{low:.3f}, {high:.3f}]"

@@ -275,8 +275,8 @@ def test_an_unreadable_installed_profile_is_set_aside_by_calibrate_force(
     monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
     # the shipped profiles are other models': this is about the installed one alone
     monkeypatch.setattr("offline_recall.judging.profile._bundled_profiles", lambda: [])
-    fingerprint = FakeEngine(prompt_version="v4").identity.fingerprint
-    installed = user_profile_path("context-recall-scorer", fingerprint, "v4")
+    fingerprint = FakeEngine(prompt_version="v5").identity.fingerprint
+    installed = user_profile_path("context-recall-scorer", fingerprint, "v5")
     installed.parent.mkdir(parents=True)
     installed.write_text('{"signals": ')
     labelled = tmp_path / "labelled.jsonl"

@@ -166,10 +166,10 @@ def test_calibrate_command_stores_the_profile_that_later_runs_use(
     assert result.exit_code == 0, result.output
     assert "AUROC" in result.output and "word overlap" in result.output
 
-    fake = FakeEngine(prompt_version="v4")  # the bundled manifest's prompts, as --backend fake
-    stored = user_profile_path(RECALL, fake.identity.fingerprint, "v4")
+    fake = FakeEngine(prompt_version="v5")  # the bundled manifest's prompts, as --backend fake
+    stored = user_profile_path(RECALL, fake.identity.fingerprint, "v5")
     profile = load_profile(stored)
-    found = find_profile(RECALL, fake.identity.fingerprint, "v4", 0.5)
+    found = find_profile(RECALL, fake.identity.fingerprint, "v5", 0.5)
     assert found.profile == profile and found.origin is ProfileOrigin.CALIBRATED
     scorer = create_context_recall_scorer(fake, ContextRecallOptions(context=[CONTEXT]))
     assert scorer.threshold == profile.threshold

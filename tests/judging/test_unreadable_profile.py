@@ -50,7 +50,7 @@ def test_a_malformed_profile_names_the_field_refused_and_why(tmp_path: Path) -> 
     path = tmp_path / "m.judge.json"
     path.write_text('{"signals": ')
     assert "(Invalid JSON: " in refusal(path)
-    shipped = json.loads((MODELS / "smollm2-135m-instruct.v4.judge.json").read_text())
+    shipped = json.loads((MODELS / "smollm2-135m-instruct.v5.judge.json").read_text())
     path.write_text(json.dumps({**shipped, "threshold": "high"}))
     said = refusal(path)
     why = "threshold: Input should be a valid number, unable to parse string as a number"
@@ -83,7 +83,7 @@ def test_a_profile_number_that_is_not_finite_or_in_range_is_refused_naming_its_f
 
 def test_a_cross_validation_measure_out_of_range_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "m.judge.json"
-    shipped = json.loads((MODELS / "smollm2-135m-instruct.v4.judge.json").read_text())
+    shipped = json.loads((MODELS / "smollm2-135m-instruct.v5.judge.json").read_text())
     measured = {**shipped["cross_validated"], "fold_aurocs": [0.5, float("nan")]}
     path.write_text(json.dumps({**shipped, "cross_validated": measured}))
     assert "(cross_validated.fold_aurocs.1: Input should be a finite number)" in refusal(path)
@@ -94,10 +94,10 @@ def test_a_run_under_a_stored_profile_with_a_nan_weight_is_refused_in_one_line(
 ) -> None:
     """A NaN weight would make every verdict's logit the largest one: every claim supported."""
     monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
-    fingerprint = FakeEngine(prompt_version="v4").identity.fingerprint
+    fingerprint = FakeEngine(prompt_version="v5").identity.fingerprint
     stored = save_profile(
-        threshold_profile(0.5, fingerprint=fingerprint, prompt_version="v4"),
-        user_profile_path(RECALL, fingerprint, "v4"),
+        threshold_profile(0.5, fingerprint=fingerprint, prompt_version="v5"),
+        user_profile_path(RECALL, fingerprint, "v5"),
     )
     stored.write_text(stored.read_text().replace('"weights": [\n    1.0\n  ]', '"weights": [NaN]'))
     data = tmp_path / "data.jsonl"

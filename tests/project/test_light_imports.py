@@ -179,7 +179,7 @@ def test_applying_a_fitted_profile_needs_no_scikit_learn(tmp_path: Path) -> None
     from offline_recall.judging.profile import load_profile
     from offline_recall.judging.signals import lexical_signals
     profile = load_profile(Path({str(EXAMPLE.parents[2] / "models")!r})
-                           / "smollm2-135m-instruct.v4.judge.json")
+                           / "smollm2-135m-instruct.v5.judge.json")
     assert not profile.is_plain
     values = lexical_signals("The Eiffel Tower is in Paris.", "The tower is in Paris.")
     values["model"] = 0.8

@@ -38,7 +38,7 @@ def test_a_run_keeps_its_store_and_manifest_beside_the_output(tmp_path: Path) ->
     assert spec["model_fingerprint"] == "fake@0000000000000000"
     assert spec["library_version"] and spec["scorers"][0]["id"] == RECALL
     setup = spec["scorers"][0]["setup"]
-    assert setup["prompt_version"] == "v4" and setup["scale"] == 1.0
+    assert setup["prompt_version"] == "v5" and setup["scale"] == 1.0
     assert setup["judge_profile"]["threshold"] == 0.5  # no profile for the fake model
     assert spec["scorers"][0]["profile_origin"] == "manifest threshold"
     assert len(manifest["prompt_files_sha256"][RECALL]) == 64

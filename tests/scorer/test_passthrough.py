@@ -102,11 +102,11 @@ def test_v3_still_sends_every_sentence() -> None:
     assert (rules.single_claim_words, rules.drop_trivial) == (None, False)
 
 
-def test_the_embedded_model_defaults_to_v4_with_its_shipped_profile() -> None:
+def test_the_embedded_model_defaults_to_v5_with_its_shipped_profile() -> None:
     manifest = load_manifest()
-    assert manifest.scorers[RECALL].prompt_version == "v4"
-    found = find_profile(RECALL, manifest.fingerprint, "v4", manifest.threshold)
+    assert manifest.scorers[RECALL].prompt_version == "v5"
+    found = find_profile(RECALL, manifest.fingerprint, "v5", manifest.threshold)
     assert found.origin is ProfileOrigin.SHIPPED
-    assert found.profile.prompt_version == "v4"
+    assert found.profile.prompt_version == "v5"
     v3 = find_profile(RECALL, manifest.fingerprint, "v3", manifest.threshold)
     assert v3.origin is ProfileOrigin.SHIPPED and v3.profile.prompt_version == "v3"

@@ -69,10 +69,10 @@ def test_the_embedded_manifest_in_either_spelling_gives_the_same_run(tmp_path: P
     """Moving the embedded model's recall settings into their table changed no run identity:
     the manifest written the older way resolves to the same spec digest."""
     text = (ROOT / "models" / "smollm2-135m-instruct.toml").read_text(encoding="utf-8")
-    table = '[scorers.context-recall-scorer]\nprompt_version = "v4"\nmax_items = 12'
+    table = '[scorers.context-recall-scorer]\nprompt_version = "v5"\nmax_items = 12'
     assert table in text
     older = text.replace(table, "").replace(
-        "context_window = 8192\n", 'context_window = 8192\nprompt_version = "v4"\n'
+        "context_window = 8192\n", 'context_window = 8192\nprompt_version = "v5"\n'
     )
     older = older.replace("max_new_tokens = 512\n", "max_new_tokens = 512\nmax_claims = 12\n")
     path = tmp_path / "smollm2-135m-instruct.toml"
@@ -82,4 +82,4 @@ def test_the_embedded_manifest_in_either_spelling_gives_the_same_run(tmp_path: P
     before = resolve_spec(str(path), engine="fake", scorers=scorers)
     assert before.model_fingerprint == now.model_fingerprint
     assert before.identity() == now.identity()
-    assert now.scorer(RECALL).setup.prompt_version == "v4"
+    assert now.scorer(RECALL).setup.prompt_version == "v5"

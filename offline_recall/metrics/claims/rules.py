@@ -10,7 +10,9 @@ from typing import Annotated
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
 from ...engines import Failed
+from ...judging.lexicon import stem
 from ...judging.polarity import opposite, polarity_mismatch
+from ...judging.quantities import quantities
 from ...judging.signals import STOP_WORDS, share_found, word_overlap, words_of
 from ...text import split_sentences
 from .prompts import ExtractPrompt
@@ -86,6 +88,40 @@ def invented_details(claim: str, text: str) -> list[str]:
     return made_up
 
 
+def invented_quantities(claim: str, text: str) -> list[float]:
+    """The values `claim` states (in digits or words, with any unit) that `text` states in no
+    form: "won two Nobel Prizes" from a sentence that counts none."""
+    stated = [q.value for q in quantities(text)]
+    return [
+        q.value
+        for q in quantities(claim)
+        if not any(abs(q.value - v) <= 0.005 * max(abs(q.value), abs(v)) for v in stated)
+    ]
+
+
+def ungrounded_predicate(claim: str, text: str, min_share: float) -> bool:
+    """Whether less than `min_share` of what `claim` says of its subject (its content words
+    after the subject, stemmed) is in `text`: "The Great Wall of China is a massive mountain."
+    from a sentence about the wall's length names the wall and invents the rest."""
+    said = {stem(w) for w in _content(claim) - _subject(claim)}
+    if not said:
+        return False
+    found = {stem(w) for w in _content(text)}
+    return len(said & found) / len(said) < min_share
+
+
+def contained_claims(claims: Sequence[str]) -> list[str]:
+    """The claims whose content words another claim holds all of, and more: "The vote was
+    postponed." beside "The vote was postponed until Friday." repeats what the longer one
+    says."""
+    content = [_content(c) for c in claims]
+    return [
+        claim
+        for i, claim in enumerate(claims)
+        if content[i] and any(content[i] < other for other in content)
+    ]
+
+
 def reverses_its_text(claim: str, text: str) -> bool:
     """Whether `claim` negates the sentence of `text` it shares most words with, or holds the
     opposite of one of that sentence's words, while the sentence does not: the model wrote
@@ -115,6 +151,11 @@ def settle_claims(
         found = [c for c in found if share_found(in_text, c) >= rules.min_grounding]
     if not isinstance(found, Failed) and rules.drop_invented:
         found = [c for c in found if not invented_details(c, whole)]
+    if not isinstance(found, Failed) and rules.drop_invented_quantities:
+        found = [c for c in found if not invented_quantities(c, whole)]
+    if not isinstance(found, Failed) and rules.min_predicate_grounding > 0:
+        share = rules.min_predicate_grounding
+        found = [c for c in found if not ungrounded_predicate(c, whole, share)]
     if not isinstance(found, Failed) and rules.drop_reversed:
         found = [c for c in found if not reverses_its_text(c, text)]
     if not isinstance(found, Failed) and rules.drop_trivial:
@@ -128,6 +169,9 @@ def settle_claims(
             if share_found(said, s) < rules.min_sentence_coverage and word_overlap(s, s) > 0
         ]
         found = [*found, *skipped]
+    if not isinstance(found, Failed) and rules.drop_contained:
+        contained = set(contained_claims(found))
+        found = [c for c in found if c not in contained]
     if rules.fallback_to_sentences and (isinstance(found, Failed) or not found):
         sentences = split_sentences(text)
         if sentences:

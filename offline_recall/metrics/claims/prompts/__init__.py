@@ -50,6 +50,23 @@ class ExtractPrompt(BaseModel):
         default=False,
         description="Drop a claim that holds a number or a name its text does not",
     )
+    drop_invented_quantities: bool = Field(
+        default=False,
+        description="Drop a claim that states a quantity (digits or number words, any unit) "
+        "its text states in no form",
+    )
+    min_predicate_grounding: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Drop a claim unless this share of the content words after its subject "
+        "(stemmed) is in its text: the subject named, the rest made up",
+    )
+    drop_contained: bool = Field(
+        default=False,
+        description="Drop a claim whose content words another claim holds all of, and more "
+        "(a repeat: 'postponed' beside 'postponed until Friday')",
+    )
     drop_reversed: bool = Field(
         default=False,
         description="Drop a claim that negates, or says the opposite of, the sentence of its "
