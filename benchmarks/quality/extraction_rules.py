@@ -199,15 +199,38 @@ def main() -> None:
         texts = [r for r in texts if answered(r.text)]
         rose = [r for r in rose if answered(r.reference)]
     try:
-        # Every sentence once before any variant, in batches of --batch texts, each batch's
-        # answers kept as soon as it is done.
-        every = list(dict.fromkeys([r.text for r in texts] + [r.reference for r in rose]))
-        for start in range(0, len(every), args.batch):
-            variant_scorer(base, None, False).extract(every[start : start + args.batch])
-            args.raw.write_text(json.dumps(replay.answers, ensure_ascii=False, indent=0) + "\n")
-            print(f"{len(replay.answers)} sentences answered", file=sys.stderr, flush=True)
+        replay_all(base, replay, texts, rose, args.raw, args.batch)
+        report(args, spec, base, replay, texts, rose)
     finally:
         scoring.close()
+
+
+def replay_all(
+    base: ContextRecallScorer,
+    replay: Replay,
+    texts: list[data.DecompositionRow],
+    rose: list[data.RecallRow],
+    raw: Path,
+    batch: int,
+) -> None:
+    """Every sentence once before any variant, in batches of `batch` texts, each batch's
+    answers kept in `raw` as soon as it is done."""
+    every = list(dict.fromkeys([r.text for r in texts] + [r.reference for r in rose]))
+    for start in range(0, len(every), batch):
+        variant_scorer(base, None, False).extract(every[start : start + batch])
+        raw.write_text(json.dumps(replay.answers, ensure_ascii=False, indent=0) + "\n")
+        print(f"{len(replay.answers)} sentences answered", file=sys.stderr, flush=True)
+
+
+def report(
+    args: argparse.Namespace,
+    spec: Any,
+    base: ContextRecallScorer,
+    replay: Replay,
+    texts: list[data.DecompositionRow],
+    rose: list[data.RecallRow],
+) -> None:
+    """One table: each set of rules replayed over the answers, measured the same way."""
     print(
         f"{len(texts)} decomposition texts, {len(rose)} end-to-end rows; "
         f"model {spec.model_fingerprint}, prompts {args.prompt_version}, "
