@@ -48,23 +48,25 @@ def greedy_constrained(
     guessed a pass."""
     import torch
     from outlines_core import Guide
-    from outlines_core.kernels.torch import (
-        allocate_token_bitmask,
-        apply_token_bitmask_inplace,
-        fill_next_token_bitmask,
-    )
+    from outlines_core.kernels.torch import allocate_token_bitmask, fill_next_token_bitmask
 
     guide = Guide(index)
     bitmask: torch.Tensor | None = None
+    bits = torch.arange(32, dtype=torch.int32)
 
     def choose(logits: torch.Tensor) -> int:
+        """The grammar-allowed token of highest logit (the first of equals, as argmax)."""
         nonlocal bitmask
-        scores = logits.to(dtype=torch.float32, copy=True).unsqueeze(0)
         if bitmask is None:
-            bitmask = allocate_token_bitmask(scores.shape[-1])
+            bitmask = allocate_token_bitmask(logits.shape[-1])
         fill_next_token_bitmask(guide, bitmask)
-        apply_token_bitmask_inplace(scores, bitmask)
-        return int(torch.argmax(scores, dim=-1)[0])
+        # The packed mask unpacked to one flag a token (bit i of word w: token 32 * w + i),
+        # in plain torch: Outlines' own kernel is compiled by torch.compile on first use.
+        allowed = ((bitmask[0].unsqueeze(-1) >> bits) & 1).bool().view(-1)
+        n = min(allowed.shape[0], logits.shape[-1])
+        scores = torch.full((logits.shape[-1],), -torch.inf, device=logits.device)
+        scores[:n] = torch.where(allowed[:n].to(logits.device), logits[:n].float(), -torch.inf)
+        return int(torch.argmax(scores))
 
     def advance(token: int) -> None:
         if not guide.is_finished() or guide.accepts_tokens([token]):
