@@ -2,13 +2,15 @@
 guessed from the prompt and checked in one pass: time, forward passes, and whether every
 claim list is the same text.
 
-    python benchmarks/speed/lookup_decoding.py [--data DIR] [--rows N] [--guess 0,4,8,12]
+    python benchmarks/speed/lookup_decoding.py [--data DIR] [--rows N] [--settings 0,8,8h]
 
 The sentences are those the scorer sends to the model (prompt set v4: a sentence that is one
 claim already is not sent): the bundled example's ground truths and the ground truths (RoSE
 references) of N dev rows. Each setting runs the same prompts in one process, one after
 another, on the embedded model; the first setting is the reference the others are compared
-with. Prints a Markdown table.
+with. A setting is the tokens guessed a pass, with `h` when the prompts' shared head (the
+instructions and the worked example) is computed once rather than with every prompt. Prints a
+Markdown table.
 """
 
 from __future__ import annotations
@@ -50,9 +52,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--rows", type=int, default=20)
-    parser.add_argument("--guess", default="0,8", help="guessed tokens a pass, the reference first")
+    parser.add_argument(
+        "--settings", default="0,8,8h", help="tokens guessed a pass (h: head once), reference first"
+    )
     args = parser.parse_args()
-    guesses = [int(g) for g in args.guess.split(",")]
+    settings = [(int(s.rstrip("h")), s.endswith("h")) for s in args.settings.split(",")]
 
     units = sentences(args.data, args.rows)
     prompts = load_prompts("v4")
@@ -74,13 +78,14 @@ def main() -> None:
         f"{len(units)} sentences ({args.rows} RoSE dev rows and the example), "
         "smollm2-135m-instruct",
         "",
-        "| guessed tokens a pass | seconds | s a sentence | forward passes | claim lists"
-        " identical to the first row's |",
-        "|---:|---:|---:|---:|---:|",
+        "| guessed tokens a pass | head once | seconds | s a sentence | forward passes |"
+        " claim lists identical to the first row's |",
+        "|---:|---|---:|---:|---:|---:|",
     ]
     reference: list[str] | None = None
-    for guess in guesses:
-        engine.options = engine.options.model_copy(update={"guess_tokens": guess})
+    for guess, head in settings:
+        update = {"guess_tokens": guess, "reuse_prefix": head}
+        engine.options = engine.options.model_copy(update=update)
         passes = 0
         started = time.perf_counter()
         asked = [prompts.extract_prompt(s) for s in units]
@@ -89,8 +94,8 @@ def main() -> None:
         reference = reference or texts
         same = sum(a == b for a, b in zip(reference, texts, strict=True))
         lines.append(
-            f"| {guess} | {seconds:.1f} | {seconds / len(units):.2f} | {passes + len(units)} "
-            f"| {same}/{len(units)} |"
+            f"| {guess} | {'yes' if head else 'no'} | {seconds:.1f} | "
+            f"{seconds / len(units):.2f} | {passes + len(units)} | {same}/{len(units)} |"
         )
         print(lines[-1], file=sys.stderr, flush=True)
         for a, b in zip(reference, texts, strict=True):

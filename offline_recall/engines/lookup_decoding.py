@@ -12,7 +12,7 @@ prompts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import torch
@@ -34,6 +34,22 @@ def lookup_guess(tokens: list[int], size: int) -> list[int]:
     return []
 
 
+class Head(NamedTuple):
+    """A start of several prompts computed once: its keys and values, and how many tokens."""
+
+    cache: Any
+    length: int
+
+
+def head_of(model: Any, ids: list[int], device: str) -> Head:
+    """The keys and values of `ids`, computed once for every prompt that starts with them."""
+    import torch
+
+    with torch.inference_mode():
+        out = model(input_ids=torch.tensor([ids], device=device), use_cache=True)
+    return Head(out.past_key_values, len(ids))
+
+
 def greedy_constrained(
     model: Any,
     ids: list[int],
@@ -42,10 +58,12 @@ def greedy_constrained(
     max_tokens: int,
     guess: int,
     device: str,
+    head: Head | None = None,
 ) -> list[int]:
     """The tokens greedy decoding writes after `ids` under the grammar `index` (an Outlines
     core index), at most `max_tokens`, ending at an end token (`eos`); `guess` tokens are
-    guessed a pass."""
+    guessed a pass. With a `head` (the keys and values of the start of `ids`), only the rest
+    of the prompt is computed, and the head's cache is left as it was given."""
     import torch
     from outlines_core import Guide
     from outlines_core.kernels.torch import allocate_token_bitmask, fill_next_token_bitmask
@@ -74,27 +92,34 @@ def greedy_constrained(
 
     tokens = list(ids)
     written: list[int] = []
+    skip = 0 if head is None else head.length
     with torch.inference_mode():
-        out = model(input_ids=torch.tensor([ids], device=device), use_cache=True)
+        prompt = torch.tensor([ids[skip:]], device=device)
+        cache = None if head is None else head.cache
+        out = model(input_ids=prompt, past_key_values=cache, use_cache=True)
         cache, logits = out.past_key_values, out.logits[0, -1:]
-        while True:
-            token = choose(logits[-1])
-            written.append(token)
-            tokens.append(token)
-            if token in eos or len(written) >= max_tokens:
-                return written
-            advance(token)
-            guessed = lookup_guess(tokens, min(guess, max_tokens - len(written)))
-            step = torch.tensor([[token, *guessed]], device=device)
-            logits = model(input_ids=step, past_key_values=cache, use_cache=True).logits[0]
-            kept = _kept(guessed, logits, choose, advance, eos)
-            written += guessed[:kept]
-            tokens += guessed[:kept]
-            if kept < len(guessed):
-                cache.crop(kept - len(guessed))
-            if written[-1] in eos or len(written) >= max_tokens:
-                return written
-            logits = logits[kept : kept + 1]
+        try:
+            while True:
+                token = choose(logits[-1])
+                written.append(token)
+                tokens.append(token)
+                if token in eos or len(written) >= max_tokens:
+                    return written
+                advance(token)
+                guessed = lookup_guess(tokens, min(guess, max_tokens - len(written)))
+                step = torch.tensor([[token, *guessed]], device=device)
+                logits = model(input_ids=step, past_key_values=cache, use_cache=True).logits[0]
+                kept = _kept(guessed, logits, choose, advance, eos)
+                written += guessed[:kept]
+                tokens += guessed[:kept]
+                if kept < len(guessed):
+                    cache.crop(kept - len(guessed))
+                if written[-1] in eos or len(written) >= max_tokens:
+                    return written
+                logits = logits[kept : kept + 1]
+        finally:
+            if head is not None and (extra := head.cache.get_seq_length() - head.length) > 0:
+                head.cache.crop(-extra)  # back to the head alone for the next prompt
 
 
 def _kept(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import MissingExtraError
 from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
-from .lookup_decoding import greedy_constrained
+from .lookup_decoding import Head, greedy_constrained, head_of
 from .manifests import ModelManifest
 from .weights import model_dir, quiet_loading
 
@@ -28,7 +28,8 @@ class TransformersOptions(BaseModel):
     device: str = "cpu"
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     reuse_prefix: bool = True
-    """Compute a shared head (a context ahead of several questions) once for its prompts."""
+    """Compute a shared head (a context ahead of several questions, the instructions ahead of
+    several texts to break into claims) once for its prompts."""
     guess_tokens: int = Field(default=8, ge=0)
     """Tokens of a claim list guessed ahead from its prompt and checked in one forward pass
     (the text is greedy decoding's either way, up to float rounding); 0: one token a pass."""
@@ -90,16 +91,25 @@ class TransformersEngine(PinnedEngine):
     def generate_json(
         self, prompts: Sequence[Prompt], output: JsonOutput, *, done: Done | None = None
     ) -> list[str | Failed]:
-        # One prompt at a time: a text must not depend on what it was batched with.
+        # One prompt at a time: a text must not depend on what it was batched with. A head
+        # shared by several prompts (the instructions and worked example) is computed once.
         grammar = self._grammar(output.schema)
         texts: list[str | Failed] = []
+        heads: dict[tuple[int, ...], Head] = {}
         for prompt in prompts:
-            texts.append(self._constrained(self.chat.ids(prompt), grammar, output.max_tokens))
+            ids, shared = self.chat.split(prompt)
+            head = None
+            if self.options.reuse_prefix and shared:
+                key = tuple(ids[:shared])
+                if key not in heads:
+                    heads[key] = head_of(self._model, ids[:shared], self.options.device)
+                head = heads[key]
+            texts.append(self._constrained(ids, grammar, output.max_tokens, head))
             if done is not None:
                 done(1)
         return texts
 
-    def _constrained(self, ids: list[int], grammar: Any, max_tokens: int) -> str:
+    def _constrained(self, ids: list[int], grammar: Any, max_tokens: int, head: Head | None) -> str:
         """Greedy tokens after exactly `ids`, under Outlines' grammar for the output.
 
         The prompt goes to the model as token ids, the same ones the vLLM engine sends: Outlines
@@ -114,6 +124,7 @@ class TransformersEngine(PinnedEngine):
             max_tokens,
             self.options.guess_tokens,
             self.options.device,
+            head,
         )
         return str(self._tokenizer.decode(written, skip_special_tokens=True))
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from offline_recall.engines import Engine
-from offline_recall.engines.lookup_decoding import greedy_constrained, lookup_guess
+from offline_recall.engines.lookup_decoding import greedy_constrained, head_of, lookup_guess
 from offline_recall.metrics.claims.prompts import load_prompts
 from offline_recall.metrics.claims.rules import claim_list_type
 
@@ -44,7 +44,8 @@ def test_guessed_tokens_write_what_greedy_generation_writes(
     embedded: Engine, max_tokens: int, guesses: tuple[int, ...]
 ) -> None:
     """Transformers' `generate` under Outlines' logits processor, one token a pass, is the
-    reference; guessing tokens a pass, or none, writes the same tokens, a cut answer too."""
+    reference; guessing tokens a pass, or none, writes the same tokens, a cut answer too, and so
+    does each prompt after the instructions' head computed once for all of them."""
     import torch
     from transformers import LogitsProcessorList
 
@@ -53,8 +54,11 @@ def test_guessed_tokens_write_what_greedy_generation_writes(
     grammar = bare._grammar(claim_list_type(6))
     processor = _processor(bare, claim_list_type(6))
     eos = bare._end_tokens
+    head = None
     for sentence in SENTENCES:
-        ids = bare.chat.ids(prompts.extract_prompt(sentence))
+        ids, shared = bare.chat.split(prompts.extract_prompt(sentence))
+        head = head or head_of(bare.model, ids[:shared], "cpu")
+        assert shared == head.length > 100
         processor.reset()
         inputs = torch.tensor([ids])
         reference = bare.model.generate(
@@ -67,6 +71,9 @@ def test_guessed_tokens_write_what_greedy_generation_writes(
         for guess in guesses:
             written = greedy_constrained(bare.model, ids, grammar, eos, max_tokens, guess, "cpu")
             assert written == reference, (sentence, guess)
+        after_head = greedy_constrained(bare.model, ids, grammar, eos, max_tokens, 8, "cpu", head)
+        assert after_head == reference, (sentence, "head")
+        assert head.cache.get_seq_length() == head.length  # left as it was given
 
 
 def _processor(bare: Any, output_type: Any) -> Any:

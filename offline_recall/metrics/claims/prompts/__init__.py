@@ -118,8 +118,10 @@ class PromptSet(prompting.VersionedPrompts):
         ]
 
     def extract_prompt(self, text: str) -> Prompt:
-        """The prompt asking for the claims of `text`."""
-        return Prompt(messages=tuple(self.extract_messages(text)), fields=(text,))
+        """The prompt asking for the claims of `text`; everything ahead of the text (the
+        instructions, the worked example) is shared by every text's prompt."""
+        head = Template(self.extract.user.split("$text")[0]).safe_substitute()
+        return Prompt(messages=tuple(self.extract_messages(text)), shared=head, fields=(text,))
 
     def judge_messages(self, context: str, claim: str) -> list[Message]:
         """Chat messages asking whether `context` supports `claim`, context first.
