@@ -169,10 +169,7 @@ class TransformersEngine(PinnedEngine):
 
         device = self.options.device
         with torch.inference_mode():
-            cache = None
-            if head:
-                ids = torch.tensor([head], device=device)
-                cache = self._model(input_ids=ids, use_cache=True).past_key_values
+            cache = head_of(self._model, head, device).cache if head else None
             found: list[tuple[float, ...]] = []
             for tail in tails:
                 ids = torch.tensor([tail], device=device)
