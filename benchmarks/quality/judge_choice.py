@@ -1,6 +1,7 @@
 """Which judge should decide by default? The candidates on the same recorded dev pairs.
 
-    python benchmarks/quality/judge_choice.py --signals-in FILE [--folds 5] [--resamples 1000]
+    python benchmarks/quality/judge_choice.py --signals-in FILE [--p-yes-of FILE ...]
+        [--folds 5] [--resamples 1000]
 
 Reads what `scripts/record_signals.py` recorded for a model (its P(yes) and every lexical
 signal on WiCE dev oracle chunks, KLUE-NLI dev pairs, the negatives made from them, and the
@@ -9,6 +10,8 @@ bootstrap 95% interval (claims resampled), and per kind of behaviour case the sh
 Columns: the embedded model's shipped lexical rule, the model's P(yes) alone (decided at the
 manifest's 0.5), and a sign-bounded profile over P(yes) and every lexical signal fitted on the
 recorded pairs, judged out of fold (grouped by source claim; the made negatives train only).
+`--p-yes-of` adds another model's P(yes) alone, recorded by the same command, as a column named
+after its file.
 """
 
 from __future__ import annotations
@@ -106,12 +109,13 @@ def _best(rows: list[Row], score: Scorer) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--signals-in", type=Path, required=True)
+    parser.add_argument("--p-yes-of", type=Path, action="append", default=[])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=1000)
     args = parser.parse_args()
-    rows: list[Row] = [json.loads(x) for x in args.signals_in.read_text("utf-8").splitlines() if x]
-    case_rows = {(r["context"], r["claim"]): r for r in rows if str(r["group"]).startswith("case:")}
-    pairs = [r for r in rows if not str(r["group"]).startswith("case:")]
+    rows = _read(args.signals_in)
+    case_rows = _cases_of(rows)
+    pairs = _pairs_of(rows)
     rule, rule_threshold = _rule()
     fitted, fitted_threshold = _out_of_fold(pairs, args.folds)
     columns: dict[str, tuple[dict[str, float], float]] = {
@@ -119,6 +123,9 @@ def main() -> None:
         "P(yes) alone": (_best(pairs, lambda claim, v: v["model"]), 0.5),
         "fitted profile (out of fold)": (fitted, fitted_threshold),
     }
+    others = {f"P(yes) alone, {path.stem}": _read(path) for path in args.p_yes_of}
+    for name, other in others.items():
+        columns[name] = (_best(_pairs_of(other), lambda claim, v: v["model"]), 0.5)
     labels = {str(r["group"]): bool(r["label"]) for r in pairs}
     labelled = [g for g in labels if kind_of(g) is None]
     sets = {
@@ -140,12 +147,16 @@ def main() -> None:
         fingerprint="check", prompt_version="check", signals=DEFAULT_SIGNALS,
         evidence_sentences=3,
     )  # fmt: skip
+    other_cases = {name: _cases_of(other) for name, other in others.items()}
     for case in every:
         values = case_rows[(case.context, case.claim)]["signals"]
         decided["lexical rule (default)"].append(rule(case.claim, values) >= rule_threshold)  # type: ignore[arg-type]
         decided["P(yes) alone"].append(values["model"] >= 0.5)  # type: ignore[index]
         p = profile.rule_for(case.claim).probability(values)  # type: ignore[arg-type]
         decided["fitted profile (out of fold)"].append(p >= profile.threshold)
+        for name, asked_cases in other_cases.items():
+            asked = asked_cases[(case.context, case.claim)]["signals"]
+            decided[name].append(asked["model"] >= 0.5)  # type: ignore[index]
     for kind in KINDS:
         chosen = [i for i, c in enumerate(every) if c.kind == kind]
         cells = []
@@ -153,6 +164,20 @@ def main() -> None:
             right = sum(decided[name][i] == every[i].supported for i in chosen)
             cells.append(f"{right}/{len(chosen)}")
         print(f"| behaviour: {kind}, right | {' | '.join(cells)} |")
+
+
+def _read(path: Path) -> list[Row]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+
+
+def _cases_of(rows: list[Row]) -> dict[tuple[object, object], Row]:
+    """The behaviour cases' rows by (context, claim)."""
+    return {(r["context"], r["claim"]): r for r in rows if str(r["group"]).startswith("case:")}
+
+
+def _pairs_of(rows: list[Row]) -> list[Row]:
+    """The recorded dev pairs and their negatives: every row but the behaviour cases."""
+    return [r for r in rows if not str(r["group"]).startswith("case:")]
 
 
 def _claim(pairs: Sequence[Row], group: str) -> str:

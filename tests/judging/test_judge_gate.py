@@ -127,12 +127,16 @@ def test_a_fit_never_inverts_a_signal_whatever_the_labels_reward() -> None:
     assert READING_TARGET == 0.9
 
 
-def test_the_qwen_judges_own_p_yes_rejects_every_unrelated_context() -> None:
-    # The 1.5B model ships no profile: its runs decide by P(yes) >= its manifest's threshold.
-    # Its card on the recorded P(yes) is the one the judging page quotes.
+@pytest.mark.parametrize(
+    ("model", "column"),
+    [("qwen2.5-coder-1.5b-instruct", 2), ("qwen2.5-coder-0.5b-instruct", 4)],
+)
+def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context(model: str, column: int) -> None:
+    # The Qwen models ship no profile: their runs decide by P(yes) >= the manifest's threshold.
+    # Each one's card on the recorded P(yes) is the one the judging page quotes.
     from offline_recall.engines.manifests import load_manifest
 
-    manifest = load_manifest("qwen2.5-coder-1.5b-instruct")
+    manifest = load_manifest(model)
     recorded = _recorded(JudgeProfile.model_construct(model_fingerprint=manifest.fingerprint))
     decisions = [recorded[_key(c.context, c.claim)] >= manifest.threshold for c in cases()]
     card = card_of(decisions)
@@ -142,4 +146,4 @@ def test_the_qwen_judges_own_p_yes_rejects_every_unrelated_context() -> None:
         row = f"| behaviour: {'restatement' if kind.kind == 'supported' else kind.kind} |"
         line = next(x for x in page.splitlines() if x.startswith(row))
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        assert cells[2] == f"{kind.right}/{kind.total}", (kind, line)
+        assert cells[column] == f"{kind.right}/{kind.total}", (kind, line)
