@@ -35,6 +35,14 @@ def test_a_quantity_the_text_states_in_any_form_is_not_invented(claim: str, text
     assert invented_quantities(claim, text) == []
 
 
+def test_a_year_or_count_is_stated_only_by_the_same_whole_number() -> None:
+    # The judge's rule for counts and years: within 0.5%, 1998 is not 1989.
+    text = "The treaty was signed in 1989 by ninety-nine delegates."
+    assert invented_quantities("The treaty was signed in 1998.", text) == [1998.0]
+    assert invented_quantities("One hundred delegates signed it.", text) == [100.0]
+    assert invented_quantities("Ninety-nine delegates signed it in 1989.", text) == []
+
+
 def test_a_claim_that_names_its_subject_and_invents_the_rest_is_ungrounded() -> None:
     assert ungrounded_predicate("The Great Wall of China is a massive mountain.", WALL, 0.5)
     assert not ungrounded_predicate("The Great Wall of China is over 13,000 miles long.", WALL, 0.5)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, StringConstraints, ValidationError
 from ...engines import Failed
 from ...judging.lexicon import stem
 from ...judging.polarity import opposite, polarity_mismatch
-from ...judging.quantities import quantities
+from ...judging.quantities import quantities, same_value
 from ...judging.signals import STOP_WORDS, share_found, word_overlap, words_of
 from ...text import split_sentences
 from .prompts import ExtractPrompt
@@ -92,11 +92,7 @@ def invented_quantities(claim: str, text: str) -> list[float]:
     """The values `claim` states (in digits or words, with any unit) that `text` states in no
     form: "won two Nobel Prizes" from a sentence that counts none."""
     stated = [q.value for q in quantities(text)]
-    return [
-        q.value
-        for q in quantities(claim)
-        if not any(abs(q.value - v) <= 0.005 * max(abs(q.value), abs(v)) for v in stated)
-    ]
+    return [q.value for q in quantities(claim) if not any(same_value(q.value, v) for v in stated)]
 
 
 def ungrounded_predicate(claim: str, text: str, min_share: float) -> bool:
