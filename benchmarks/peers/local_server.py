@@ -17,7 +17,6 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-MODEL_NAME = "smollm2-135m-instruct"
 PORT = 8765
 URL = f"http://127.0.0.1:{PORT}/v1"
 
@@ -58,8 +57,12 @@ def cpu_env() -> dict[str, str]:
     }
 
 
-def start(folder: Path, max_tokens: int, dtype: str, log: Path) -> subprocess.Popen[bytes]:
-    """The server for the model folder; returns once it answers its health check."""
+def start(
+    folder: Path, model: str, max_tokens: int, dtype: str, log: Path
+) -> subprocess.Popen[bytes]:
+    """The server for the model folder, serving it as `model` (the name every client sends);
+    returns once it answers its health check. The chat template the peers' requests are
+    rendered with is the folder's own `chat_template.jinja` (the manifest's `chat_template`)."""
     cmd = [
         sys.executable,
         "-m",
@@ -67,7 +70,7 @@ def start(folder: Path, max_tokens: int, dtype: str, log: Path) -> subprocess.Po
         "--model",
         str(folder),
         "--served-model-name",
-        MODEL_NAME,
+        model,
         "--host",
         "127.0.0.1",
         "--port",

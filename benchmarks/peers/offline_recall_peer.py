@@ -1,18 +1,20 @@
 """offline-recall's context recall and context precision scorers over the benchmark's items.
 
-    python offline_recall_peer.py ENGINE VERDICTS CONCURRENCY DTYPE RECALL_ITEMS RECALL_OUT \
-        PRECISION_ITEMS PRECISION_OUT
+    python offline_recall_peer.py MODEL ENGINE VERDICTS CONCURRENCY DTYPE RECALL_ITEMS \
+        RECALL_OUT PRECISION_ITEMS PRECISION_OUT
 
-Runs in the project's environment. ENGINE is `openai` (the benchmark's vLLM server, as the
-peers use it) or `vllm` (the engine in this process). VERDICTS is `profile` (each scorer's
-shipped judge profile) or `model` (the plain rule on the model's P(yes): relevant or supported
-when it reaches the manifest's threshold). DTYPE is the in-process engine's (the server is
-started with its own). One engine serves both scorers; each scorer's items
-go through `run_many` at once. Each output line is {id, score, error}, with a precision row's
-chunk probabilities as `verdicts`. The last line printed is one JSON object: per scorer, the
-scoring time and the model's requests and tokens (the server's counters on `openai`, with its
-prefix-cache lookups; the engine's outputs on `vllm`), and the judge profile's signals; and
-the engine's start (building the spec's engine and scorers, the model loaded), apart.
+Runs in the project's environment. MODEL is a bundled model's name (the name the benchmark's
+server serves it under). ENGINE is `openai` (the benchmark's vLLM server, as the peers use it)
+or `vllm` (the engine in this process). VERDICTS is `profile` (each scorer's shipped judge
+profile) or `model` (the plain rule on the model's P(yes): relevant or supported when it
+reaches the manifest's threshold). DTYPE is the in-process engine's (the server is started
+with its own). One engine serves both scorers; each scorer's items go through `run_many` at
+once, and a scorer whose items file is empty is not run. Each output line is {id, score,
+error}, with a precision row's chunk probabilities as `verdicts`. The last line printed is one
+JSON object: per scorer, the judge profile's signals and origin, and, where it ran, the scoring
+time and the model's requests and tokens (the server's counters on `openai`, with its
+prefix-cache lookups; the engine's outputs on `vllm`); and the engine's start (building the
+spec's engine and scorers, the model loaded), apart.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
-from local_server import MODEL_NAME, URL, Usage, counters, reset_prefix_cache, usage
+from local_server import URL, Usage, counters, reset_prefix_cache, usage
 
 from offline_recall import PrecisionResult, Status, load_manifest
 from offline_recall.judging.profile import JudgeProfile, threshold_profile
@@ -59,8 +61,8 @@ class EngineTally:
         return {"calls": self.calls, "prompt": self.prompt, "completion": self.completion}
 
 
-def model_profiles() -> dict[str, JudgeProfile]:
-    threshold = load_manifest(MODEL_NAME).threshold
+def model_profiles(model: str) -> dict[str, JudgeProfile]:
+    threshold = load_manifest(model).threshold
     return {s: threshold_profile(threshold, scorer=s) for s in (RECALL, PRECISION)}
 
 
@@ -89,7 +91,7 @@ def row(item: dict[str, Any], result: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    engine, verdicts, concurrency, dtype, *paths = sys.argv[1:]
+    model, engine, verdicts, concurrency, dtype, *paths = sys.argv[1:]
     recall_items, recall_out, precision_items, precision_out = map(Path, paths)
     options: dict[str, Any] = (
         {"base_url": URL, "concurrency": int(concurrency)}
@@ -98,11 +100,11 @@ def main() -> None:
     )
     starting = time.perf_counter()
     resolved = resolve_run(
-        MODEL_NAME,
+        model,
         engine=engine,
         engine_options=options,
         scorers=[RECALL, PRECISION],
-        profiles=model_profiles() if verdicts == "model" else None,
+        profiles=model_profiles(model) if verdicts == "model" else None,
     )
     spec = resolved.spec
     scoring = Scoring.start(resolved)
@@ -117,7 +119,18 @@ def main() -> None:
         (PRECISION, precision_items, precision_out, precision_run),
     )
     for scorer_id, items_path, out_path, to_run in jobs:
+        found = spec.scorer(scorer_id)
+        profile = found.setup.judge_profile
+        report[scorer_id] = {
+            "signals": list(profile.signals),
+            "uses_model": profile.uses_model,
+            "threshold": profile.threshold,
+            "origin": found.profile_origin.value,
+        }
         items = read(items_path)
+        if not items:
+            out_path.write_text("")
+            continue
         runs = [to_run(i) for i in items]
         if tally is None:
             reset_prefix_cache()
@@ -133,14 +146,7 @@ def main() -> None:
         out_path.write_text(
             "".join(json.dumps(row(i, r)) + "\n" for i, r in zip(items, results, strict=True))
         )
-        profile = spec.scorer(scorer_id).setup.judge_profile
-        report[scorer_id] = {
-            "seconds": seconds,
-            "usage": asdict(used),
-            "signals": list(profile.signals),
-            "uses_model": profile.uses_model,
-            "threshold": profile.threshold,
-        }
+        report[scorer_id] |= {"seconds": seconds, "usage": asdict(used)}
     scoring.close()
     print(json.dumps(report))
 

@@ -76,10 +76,23 @@ def start_line(starts: dict[str, float]) -> str:
     return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in starts.items())
 
 
+def model_line(name: str) -> str:
+    """The model, as its manifest describes it: its title, then where its weights come from."""
+    from offline_recall import DEFAULT_MODEL, load_manifest
+
+    title, _, origin = load_manifest(name).description.partition(", ")
+    if name == DEFAULT_MODEL:
+        return f"the embedded {title} ({name})"
+    return f"{title} ({name}; {origin})" if origin else f"{title} ({name})"
+
+
 def judge_line(report: dict[str, Any], scorer_id: str) -> str:
+    """A scorer's judge profile: its signals, whether it asks the model, and where it came
+    from when it is not the one shipped with the model."""
     found = report[scorer_id]
     kind = "with" if found["uses_model"] else "without"
-    return f"{', '.join(found['signals'])} ({kind} the model's P(yes))"
+    origin = "" if found["origin"] == "shipped" else f"; {found['origin']}"
+    return f"{', '.join(found['signals'])} ({kind} the model's P(yes){origin})"
 
 
 def engine_vs_server(runs: list[Run]) -> str:
@@ -105,43 +118,65 @@ def write_results(
     load: str,
     wall_s: float,
 ) -> None:
-    human = [i["human_recall"] for i in items["recall"]]
-    true_ap = [i["true_ap"] for i in items["precision"]]
-    agreement = {
-        "recall": {r.name: correlations(human, r.scores)["Pearson"] for r in runs["recall"]},
-        "precision": {
-            r.name: correlations(true_ap, r.scores)["Pearson"] for r in runs["precision"]
-        },
+    """RESULTS.md for the tasks in `runs` (a task given no items has none), the others said
+    to be not run."""
+    from offline_recall import DEFAULT_MODEL
+
+    truth: dict[str, list[float | None]] = {
+        "recall": [i["human_recall"] for i in items["recall"]],
+        "precision": [i["true_ap"] for i in items["precision"]],
     }
+    agreement = {
+        task: {r.name: correlations(truth[task], r.scores)["Pearson"] for r in found}
+        for task, found in runs.items()
+    }
+    in_process = "; ".join(f"{task} {engine_vs_server(found)}" for task, found in runs.items())
     found_targets = [
-        *targets("recall", runs["recall"], agreement["recall"]),
-        *targets("precision", runs["precision"], agreement["precision"]),
+        *(line for task, found in runs.items() for line in targets(task, found, agreement[task])),
         "- in-process vLLM scoring (start excluded) at least 1.2x the server path's items/s on "
-        f"the same items: recall {engine_vs_server(runs['recall'])}; precision "
-        f"{engine_vs_server(runs['precision'])}. Starts, apart: {start_line(starts)}. The "
+        f"the same items: {in_process}. Starts, apart: {start_line(starts)}. The "
         "in-process rows run first, the server's after them, under whatever else loads the "
         "machine at the time.",
     ]
-    found_errors = [*errors("recall", runs["recall"]), *errors("precision", runs["precision"])]
+    found_errors = [line for task, found in runs.items() for line in errors(task, found)]
     command = "make peers"
     given = (args.items, args.precision_items, args.concurrency, args.max_tokens, args.dtype)
-    if given != (16, 12, 16, 512, "bfloat16"):
+    if given != (16, 12, 16, 512, "bfloat16") or args.model != DEFAULT_MODEL:
+        model = "" if args.model == DEFAULT_MODEL else f"--model {args.model} "
         command = (
-            f"python benchmarks/peers/run.py --items {args.items} --precision-items "
+            f"python benchmarks/peers/run.py {model}--items {args.items} --precision-items "
             f"{args.precision_items} --concurrency {args.concurrency} "
             f"--max-tokens {args.max_tokens} --dtype {args.dtype}"
         )
     recall_id, precision_id = "context-recall-scorer", "context-precision-scorer"
+    recall = "## Context recall\n\nNot run: `--items 0`."
+    if "recall" in runs:
+        recall = RECALL_SECTION.format(
+            n_recall=len(items["recall"]),
+            distinct=len({i["ground_truth"] for i in items["recall"]}),
+            recall_table="\n".join(tables["recall"]),
+        )
+    precision = "## Context precision\n\nNot run: `--precision-items 0`."
+    if "precision" in runs:
+        shipped = judges["profile"][precision_id]["origin"] == "shipped"
+        precision = PRECISION_SECTION.format(
+            n_precision=len(items["precision"]),
+            chunks=sum(len(i["chunks"]) for i in items["precision"]),
+            precision_table="\n".join(tables["precision"]),
+            shipped_profile=SHIPPED_PRECISION_PROFILE if shipped else "",
+        )
+    profiles = (
+        "the embedded model's judge profiles"
+        if args.model == DEFAULT_MODEL
+        else f"the judge profiles a run of {args.model} finds"
+    )
     text = TEMPLATE.format(
         command=command,
         machine=machine(),
         wall_min=f"{wall_s / 60:.0f}",
-        n_recall=len(items["recall"]),
-        distinct=len({i["ground_truth"] for i in items["recall"]}),
-        n_precision=len(items["precision"]),
-        chunks=sum(len(i["chunks"]) for i in items["precision"]),
-        recall_table="\n".join(tables["recall"]),
-        precision_table="\n".join(tables["precision"]),
+        model=model_line(args.model),
+        recall=recall,
+        precision=precision,
         targets="\n".join(found_targets),
         errors="\n".join(found_errors) or "- none",
         versions="\n".join(f"- {k}: {v}" for k, v in versions().items()),
@@ -150,6 +185,7 @@ def write_results(
         start_s=f"{starts['server']:.0f}",
         dtype=args.dtype,
         load=load,
+        profiles=profiles,
         recall_profile=judge_line(judges["profile"], recall_id),
         precision_profile=judge_line(judges["profile"], precision_id),
         model_threshold=judges["model"][recall_id]["threshold"],
@@ -168,38 +204,13 @@ Command (installs the peers into their own environments if missing, then runs
 Machine: {machine}. One-minute load average through the run: {load}. The machine was shared
 with other jobs during the run, so absolute times are slower than on an idle machine and vary
 with the load: compare ratios within the run.
-Model: the embedded SmolLM2-135M-Instruct (smollm2-135m-instruct), {dtype}, on vLLM's CPU
+Model: {model}, {dtype}, on vLLM's CPU
 build for every system; every system but the in-process rows goes through the same vLLM
 OpenAI-compatible server on loopback.
 
-## Context recall
+{recall}
 
-{n_recall} items of the RoSE end-to-end dev set (`../shared/data/rose/e2e_acu_recall_dev.jsonl`,
-shuffled with seed 0; {distinct} distinct references): ground truth = the reference summary,
-context = one system summary, `human_recall` = the share of the reference's atomic content units
-that annotators found in it.
-
-{recall_table}
-
-## Context precision
-
-{n_precision} ClapNQ ranked lists ({chunks} chunks; `benchmarks/quality/precision_data.py`): each
-question's gold passage among the 3 other questions' passages nearest to it in words, at rank
-1, 2, 3 or 4 in turn, so each list's true average precision is known (1, 1/2, 1/3 or 1/4).
-RAGAS `LLMContextPrecisionWithReference`, DeepEval `ContextualPrecisionMetric`, Mastra
-`createContextPrecisionScorer` and offline-recall's `context-precision-scorer`, each given the
-question, the reference answer and the ranked passages. Chunk AUROC is over the chunks of the
-items where the system gave one verdict per chunk (DeepEval and Mastra: yes/no, so their AUROC
-is their balanced accuracy; offline-recall: the verdict's probability; RAGAS returns only the
-score).
-
-{precision_table}
-
-The shipped precision profile was fitted on ranked lists built the same way from the same
-ClapNQ dev file (its `trained_on`: ClapNQ dev gold passages and WiCE dev oracle chunks among
-the 3 nearest other items'), so its agreement here is measured on lists it was fitted on, not
-held out; it decides from lexical signals alone, with no model call. The model-verdict rows
-show what the model itself does on these chunks.
+{precision}
 
 Columns: model calls, prompt and completion tokens per item are the server's counters
 (`vllm:request_success_total`, `vllm:prompt_tokens_total`, `vllm:generation_tokens_total`) read
@@ -254,7 +265,7 @@ it. Means and correlations skip failed rows; (n) is the number of rows used.
   under the JSON schema, verdicts one token under a yes/no choice read from its
   log-probabilities); in process, the `vllm` engine (run before the server starts). Recall
   extracts claims once per distinct reference in the run (the peers call the model for every
-  item). "shipped profiles": the embedded model's judge profiles, recall {recall_profile},
+  item). "shipped profiles": {profiles}, recall {recall_profile},
   precision {precision_profile}. "model verdicts": the plain rule on the model's P(yes)
   (`threshold_profile`, supported or relevant when P(yes) >= {model_threshold}) for both
   scorers, so every verdict is a model call.
@@ -263,3 +274,35 @@ Versions:
 
 {versions}
 """
+
+RECALL_SECTION = """## Context recall
+
+{n_recall} items of the RoSE end-to-end dev set (`../shared/data/rose/e2e_acu_recall_dev.jsonl`,
+shuffled with seed 0; {distinct} distinct references): ground truth = the reference summary,
+context = one system summary, `human_recall` = the share of the reference's atomic content units
+that annotators found in it.
+
+{recall_table}"""
+
+PRECISION_SECTION = """## Context precision
+
+{n_precision} ClapNQ ranked lists ({chunks} chunks; `benchmarks/quality/precision_data.py`): each
+question's gold passage among the 3 other questions' passages nearest to it in words, at rank
+1, 2, 3 or 4 in turn, so each list's true average precision is known (1, 1/2, 1/3 or 1/4).
+RAGAS `LLMContextPrecisionWithReference`, DeepEval `ContextualPrecisionMetric`, Mastra
+`createContextPrecisionScorer` and offline-recall's `context-precision-scorer`, each given the
+question, the reference answer and the ranked passages. Chunk AUROC is over the chunks of the
+items where the system gave one verdict per chunk (DeepEval and Mastra: yes/no, so their AUROC
+is their balanced accuracy; offline-recall: the verdict's probability; RAGAS returns only the
+score).
+
+{precision_table}{shipped_profile}"""
+
+# The shipped precision profile's provenance: said only when the run used it.
+SHIPPED_PRECISION_PROFILE = """
+
+The shipped precision profile was fitted on ranked lists built the same way from the same
+ClapNQ dev file (its `trained_on`: ClapNQ dev gold passages and WiCE dev oracle chunks among
+the 3 nearest other items'), so its agreement here is measured on lists it was fitted on, not
+held out; it decides from lexical signals alone, with no model call. The model-verdict rows
+show what the model itself does on these chunks."""

@@ -1,14 +1,15 @@
 """offline-recall side by side with RAGAS, DeepEval and Mastra on the same local model.
 
-    python benchmarks/peers/run.py [--items 16] [--precision-items 12] [--concurrency 16] \
-        [--dtype bfloat16|float32]
+    python benchmarks/peers/run.py [--model smollm2-135m-instruct] [--items 16] \
+        [--precision-items 12] [--concurrency 16] [--dtype bfloat16|float32]
 
-(`make peers` installs the peers, then runs this.) One run, one machine, one model: the
-embedded SmolLM2-135M-Instruct on vLLM's CPU build, in --dtype (by default the vLLM engine's
-for this machine: bfloat16 with AVX-512, float32 on an x86 CPU without it). Two tasks on items
-whose truth is known: context recall on RoSE end-to-end dev items (human recall), and context
-precision on ClapNQ ranked lists (the gold passage at a known rank among the nearest other
-passages, so the true average precision is known; benchmarks/quality/precision_data.py).
+(`make peers` installs the peers, then runs this.) One run, one machine, one model: --model, a
+bundled model installed here (by default the embedded SmolLM2-135M-Instruct), on vLLM's CPU
+build, in --dtype (by default the vLLM engine's for this machine: bfloat16 with AVX-512, float32
+on an x86 CPU without it). Two tasks on items whose truth is known: context recall on RoSE
+end-to-end dev items (human recall), and context precision on ClapNQ ranked lists (the gold
+passage at a known rank among the nearest other passages, so the true average precision is
+known; benchmarks/quality/precision_data.py). A task given 0 items is not run.
 
 1. offline-recall scores both tasks' items on its in-process vLLM engine, once with its shipped
    judge profiles and once with verdicts made by the model (P(yes) at the manifest's
@@ -49,6 +50,7 @@ from report import Run, precision_table, recall_table  # noqa: E402
 from results import write_results  # noqa: E402
 
 from benchmarks.quality.precision_data import clapnq_lists  # noqa: E402
+from offline_recall import DEFAULT_MODEL, ModelError, load_manifest, model_dir  # noqa: E402
 from offline_recall.engines.vllm import native_dtype  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
@@ -128,14 +130,16 @@ def precision_items(data: Path, n: int) -> list[dict[str, Any]]:
     ]
 
 
-def peer_commands(task: str, concurrency: int, max_tokens: int) -> list[tuple[str, list[str]]]:
+def peer_commands(
+    task: str, model: str, concurrency: int, max_tokens: int
+) -> list[tuple[str, list[str]]]:
     """Each peer's command for a task: items in, its rows out, the server, the model, its
     settings."""
 
     def args(name: str) -> list[str]:
         out = WORK / f"{task}-{name.lower()}.jsonl"
         items = WORK / f"{task}-items.jsonl"
-        return [task, str(items), str(out), server.URL, server.MODEL_NAME, str(concurrency)]
+        return [task, str(items), str(out), server.URL, model, str(concurrency)]
 
     python, m = str(PEER_PYTHON), str(max_tokens)
     return [
@@ -191,11 +195,11 @@ def run_ours(
     args: argparse.Namespace,
     items: dict[str, list[dict[str, Any]]],
 ) -> tuple[dict[str, Run], dict[str, Any]]:
-    """offline-recall's runs of both tasks, in a process of its own (the engine's workers
-    spawn), and its report (with each scorer's judge signals)."""
+    """offline-recall's runs of the tasks that have items, in a process of its own (the
+    engine's workers spawn), and its report (with each scorer's judge signals)."""
     stem = f"offline-recall-{engine}-{verdicts}"
     paths = [p for t in TASKS for p in (WORK / f"{t}-items.jsonl", WORK / f"{t}-{stem}.jsonl")]
-    cmd = [sys.executable, str(HERE / "offline_recall_peer.py"), engine, verdicts]
+    cmd = [sys.executable, str(HERE / "offline_recall_peer.py"), args.model, engine, verdicts]
     done = subprocess.run(
         [*cmd, str(args.concurrency), args.dtype, *map(str, paths)],
         env=server.cpu_env(),
@@ -211,16 +215,29 @@ def run_ours(
     for task, scorer_id in zip(
         TASKS, ("context-recall-scorer", "context-precision-scorer"), strict=True
     ):
+        if not items[task]:
+            continue
         found = report[scorer_id]
         rows = rows_of(WORK / f"{task}-{stem}.jsonl", items[task])
         runs[task] = as_run(name, found["seconds"], rows, server.Usage(**found["usage"]))
     return runs, report
 
 
+def count(text: str) -> int:
+    """A number of items: 0 or more."""
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n} is below 0")
+    return n
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--items", type=int, default=16, help="RoSE items for recall")
-    parser.add_argument("--precision-items", type=int, default=12, help="ClapNQ ranked lists")
+    parser.add_argument(
+        "--model", default=DEFAULT_MODEL, help="a bundled model's name [default: %(default)s]"
+    )
+    parser.add_argument("--items", type=count, default=16, help="RoSE items for recall")
+    parser.add_argument("--precision-items", type=count, default=12, help="ClapNQ ranked lists")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=512)
@@ -230,6 +247,12 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
     args.dtype = args.dtype or native_dtype()
+    if args.items == 0 and args.precision_items == 0:
+        parser.error("nothing to score: give --items or --precision-items more than 0")
+    try:
+        load_manifest(args.model)
+    except ModelError as e:
+        parser.error(str(e))
 
     os.environ["HF_HUB_OFFLINE"] = "1"
     WORK.mkdir(exist_ok=True)
@@ -241,9 +264,8 @@ def main() -> None:
         (WORK / f"{task}-items.jsonl").write_text(
             "".join(json.dumps(i) + "\n" for i in items[task])
         )
-    from offline_recall import load_manifest, model_dir
-
-    peers: dict[str, list[Run]] = {t: [] for t in TASKS}
+    tasks = [t for t in TASKS if items[t]]
+    peers: dict[str, list[Run]] = {t: [] for t in tasks}
     mine: dict[str, dict[str, Run]] = {}
     judges: dict[str, dict[str, Any]] = {}
     starts: dict[str, float] = {}
@@ -259,14 +281,14 @@ def main() -> None:
     for engine, verdicts, name in OURS[2:]:
         ours(engine, verdicts, name)
     started = time.perf_counter()
-    folder = model_dir(load_manifest(server.MODEL_NAME))
-    process = server.start(folder, args.max_tokens, args.dtype, WORK / "server.log")
+    folder = model_dir(load_manifest(args.model))
+    process = server.start(folder, args.model, args.max_tokens, args.dtype, WORK / "server.log")
     server_start_s = time.perf_counter() - started
     try:
         for engine, verdicts, name in OURS[:2]:
             ours(engine, verdicts, name)
-        for task in TASKS:
-            for name, cmd in peer_commands(task, args.concurrency, args.max_tokens):
+        for task in tasks:
+            for name, cmd in peer_commands(task, args.model, args.concurrency, args.max_tokens):
                 print(f"{task}: {name} ...", flush=True)
                 peers[task].append(run_peer(task, name, cmd, items[task]))
     finally:
@@ -274,16 +296,17 @@ def main() -> None:
         process.wait(timeout=60)
     wall_s = time.perf_counter() - began
     load.stop()
-    runs = {t: [*peers[t], *(mine[name][t] for _, _, name in OURS)] for t in TASKS}
+    runs = {t: [*peers[t], *(mine[name][t] for _, _, name in OURS)] for t in tasks}
 
     human: list[float | None] = [i["human_recall"] for i in items["recall"]]
     true_ap = [i["true_ap"] for i in items["precision"]]
     relevant = [i["relevant"] for i in items["precision"]]
-    tables = {
-        "recall": recall_table(runs["recall"], human),
-        "precision": precision_table(runs["precision"], true_ap, relevant),
-    }
-    for task in TASKS:
+    tables: dict[str, list[str]] = {}
+    if "recall" in runs:
+        tables["recall"] = recall_table(runs["recall"], human)
+    if "precision" in runs:
+        tables["precision"] = precision_table(runs["precision"], true_ap, relevant)
+    for task in tasks:
         print("\n".join(tables[task]) + "\n")
     starts["server"] = server_start_s
     write_results(args, items, runs, tables, judges, starts, load.summary(), wall_s)
