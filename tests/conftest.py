@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +31,19 @@ def load_script(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+case_key = load_script("record_signals").key
+"""A behaviour case's key in a recorded P(yes) file, as scripts/record_signals.py makes it."""
+
+
+def recorded_p_yes(model: str) -> dict[str, float]:
+    """A model's P(yes) on the behaviour cases by case key, as `scripts/record_signals.py
+    --cases-out` recorded it (`tests/fixtures/<model>.cases.jsonl`)."""
+    path = Path(__file__).parent / "fixtures" / f"{model}.cases.jsonl"
+    assert path.is_file(), f"{path} holds no recorded P(yes): run scripts/record_signals.py"
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return {row["key"]: row["model"] for row in rows}
 
 
 BUILDER = load_script("build_tiny_models")

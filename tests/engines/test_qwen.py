@@ -10,7 +10,6 @@ again live.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from offline_recall.judging.signals import words_of
 from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.paths import CACHE_ENV
 
-from ..conftest import load_script
+from ..conftest import case_key, recorded_p_yes
 from ..scorer.test_prompt_snapshots import (
     CLAIM,
     CONTEXT,
@@ -146,7 +145,6 @@ def test_the_prompts_the_qwen_models_pin_match_their_snapshot(qwen: Engine) -> N
         assert_matches_snapshot(text, SNAPSHOTS / f"qwen2.5-{version}.txt")
 
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
 RECORDED_WITHIN = 0.05
 """How far a live P(yes) on transformers (float32) may be from the one recorded on vLLM
 (bfloat16) for the same prompt."""
@@ -161,15 +159,14 @@ def _sample() -> list[Case]:
 
 
 def _recorded_agree_with_live(engine: Engine, name: str) -> None:
-    key = load_script("record_signals").key
-    lines = (FIXTURES / f"{name}.cases.jsonl").read_text("utf-8").splitlines()
-    recorded = {row["key"]: row["model"] for row in map(json.loads, lines)}
+    recorded = recorded_p_yes(name)
     sample = _sample()
+    asked = [recorded[case_key(c.context, c.claim)] for c in sample]
     live = _p_yes(engine, [(c.context, c.claim) for c in sample])
     far = [
-        (case.kind, case.language, case.claim, recorded[key(case.context, case.claim)], p)
-        for case, p in zip(sample, live, strict=True)
-        if abs(p - recorded[key(case.context, case.claim)]) > RECORDED_WITHIN
+        (case.kind, case.language, case.claim, then, now)
+        for case, then, now in zip(sample, asked, live, strict=True)
+        if abs(now - then) > RECORDED_WITHIN
     ]
     assert far == [], f"{name}: live P(yes) far from the recorded one (the card's): {far}"
 

@@ -28,22 +28,13 @@ from offline_recall.judging.profile import (
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
 
-from ..conftest import load_script
+from ..conftest import case_key, recorded_p_yes
 
-DATA = Path(__file__).parents[1] / "fixtures"
 SHIPPED = _bundled_profiles()
 
 
-_key = load_script("record_signals").key
-"""A case's key in the recorded P(yes), as the script that records them makes it."""
-
-
 def _recorded(profile: JudgeProfile) -> dict[str, float]:
-    name = profile.model_fingerprint.partition("@")[0]
-    path = DATA / f"{name}.cases.jsonl"
-    assert path.is_file(), f"{path} holds no recorded P(yes): run scripts/record_signals.py"
-    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-    return {row["key"]: row["model"] for row in rows}
+    return recorded_p_yes(profile.model_fingerprint.partition("@")[0])
 
 
 def _decisions(profile: JudgeProfile) -> list[bool]:
@@ -52,7 +43,7 @@ def _decisions(profile: JudgeProfile) -> list[bool]:
     for case in cases():
         values = lexical_signals(case.context, case.claim)
         if profile.uses_model:
-            values["model"] = recorded[_key(case.context, case.claim)]
+            values["model"] = recorded[case_key(case.context, case.claim)]
         rule = profile.rule_for(case.claim)
         found.append(rule.probability(values) >= profile.threshold)
     return found
@@ -138,7 +129,7 @@ def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context(model: str, col
 
     manifest = load_manifest(model)
     recorded = _recorded(JudgeProfile.model_construct(model_fingerprint=manifest.fingerprint))
-    decisions = [recorded[_key(c.context, c.claim)] >= manifest.threshold for c in cases()]
+    decisions = [recorded[case_key(c.context, c.claim)] >= manifest.threshold for c in cases()]
     card = card_of(decisions)
     assert card.failures(reads=False) == []
     page = (Path(__file__).parents[2] / "docs" / "judging.md").read_text("utf-8")
