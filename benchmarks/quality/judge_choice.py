@@ -1,17 +1,18 @@
 """Which judge should decide by default? The candidates on the same recorded dev pairs.
 
-    python benchmarks/quality/judge_choice.py --signals-in FILE [--p-yes-of FILE ...]
-        [--folds 5] [--resamples 1000]
+    python benchmarks/quality/judge_choice.py --signals-in FILE [--model NAME]
+        [--p-yes-of NAME=FILE ...] [--folds 5] [--resamples 1000]
 
 Reads what `scripts/record_signals.py` recorded for a model (its P(yes) and every lexical
 signal on WiCE dev oracle chunks, KLUE-NLI dev pairs, the negatives made from them, and the
 behaviour cases) and prints one table: per set, the AUROC of each claim's best chunk with a
 bootstrap 95% interval (claims resampled), and per kind of behaviour case the share right.
-Columns: the embedded model's shipped lexical rule, the model's P(yes) alone (decided at the
-manifest's 0.5), and a sign-bounded profile over P(yes) and every lexical signal fitted on the
-recorded pairs, judged out of fold (grouped by source claim; the made negatives train only).
-`--p-yes-of` adds another model's P(yes) alone, recorded by the same command, as a column named
-after its file.
+Columns: the embedded model's shipped lexical rule, the recorded model's (`--model`) own rule
+as its runs decide (its P(yes) at the manifest's 0.5, a claim its chunk states word for word
+given the manifest's `stated_p_yes` instead of asking), and a sign-bounded profile over P(yes)
+and every lexical signal fitted on the recorded pairs, judged out of fold (grouped by source
+claim; the made negatives train only). `--p-yes-of NAME=FILE` adds another model's own rule on
+its recording by the same command.
 """
 
 from __future__ import annotations
@@ -39,12 +40,21 @@ Row = dict[str, object]
 Scorer = Callable[[str, dict[str, float]], float]
 
 
-def _rule() -> tuple[Scorer, float]:
-    """The embedded model's shipped lexical rule, and its threshold."""
-    manifest = load_manifest(DEFAULT_MODEL)
+def _rule(model: str) -> tuple[Scorer, float]:
+    """The rule a run of `model` decides by (a stated claim given the profile's stated P(yes)
+    instead of the recorded one), and its threshold."""
+    manifest = load_manifest(model)
     version = manifest.scorers[RECALL].prompt_version or ""
-    profile = find_profile(RECALL, manifest.fingerprint, version, manifest.threshold).profile
-    return (lambda claim, v: profile.rule_for(claim).probability(v)), profile.threshold
+    profile = find_profile(
+        RECALL, manifest.fingerprint, version, manifest.threshold, manifest.stated_p_yes
+    ).profile
+
+    def score(claim: str, values: dict[str, float]) -> float:
+        if profile.uses_model and not profile.asks_model(claim, values):
+            values = {**values, "model": profile.stated_p_yes or 0.0}
+        return profile.rule_for(claim).probability(values)
+
+    return score, profile.threshold
 
 
 def _source(group: str) -> str:
@@ -109,23 +119,30 @@ def _best(rows: list[Row], score: Scorer) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--signals-in", type=Path, required=True)
-    parser.add_argument("--p-yes-of", type=Path, action="append", default=[])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct", help="recorded in FILE")
+    parser.add_argument("--p-yes-of", action="append", default=[], metavar="NAME=FILE")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=1000)
     args = parser.parse_args()
     rows = _read(args.signals_in)
     case_rows = _cases_of(rows)
     pairs = _pairs_of(rows)
-    rule, rule_threshold = _rule()
+    rule, rule_threshold = _rule(DEFAULT_MODEL)
+    own, own_threshold = _rule(args.model)
     fitted, fitted_threshold = _out_of_fold(pairs, args.folds)
     columns: dict[str, tuple[dict[str, float], float]] = {
         "lexical rule (default)": (_best(pairs, rule), rule_threshold),
-        "P(yes) alone": (_best(pairs, lambda claim, v: v["model"]), 0.5),
+        f"{args.model}'s own rule": (_best(pairs, own), own_threshold),
         "fitted profile (out of fold)": (fitted, fitted_threshold),
     }
-    others = {f"P(yes) alone, {path.stem}": _read(path) for path in args.p_yes_of}
-    for name, other in others.items():
-        columns[name] = (_best(_pairs_of(other), lambda claim, v: v["model"]), 0.5)
+    scorers: dict[str, tuple[Scorer, float]] = {f"{args.model}'s own rule": (own, own_threshold)}
+    others: dict[str, list[Row]] = {}
+    for given in args.p_yes_of:
+        model, _, path = given.partition("=")
+        name = f"{model}'s own rule"
+        others[name] = _read(Path(path))
+        scorers[name] = _rule(model)
+        columns[name] = (_best(_pairs_of(others[name]), scorers[name][0]), scorers[name][1])
     labels = {str(r["group"]): bool(r["label"]) for r in pairs}
     labelled = [g for g in labels if kind_of(g) is None]
     sets = {
@@ -148,15 +165,15 @@ def main() -> None:
         evidence_sentences=3,
     )  # fmt: skip
     other_cases = {name: _cases_of(other) for name, other in others.items()}
+    recorded = {name: case_rows for name in scorers} | other_cases
     for case in every:
         values = case_rows[(case.context, case.claim)]["signals"]
         decided["lexical rule (default)"].append(rule(case.claim, values) >= rule_threshold)  # type: ignore[arg-type]
-        decided["P(yes) alone"].append(values["model"] >= 0.5)  # type: ignore[index]
         p = profile.rule_for(case.claim).probability(values)  # type: ignore[arg-type]
         decided["fitted profile (out of fold)"].append(p >= profile.threshold)
-        for name, asked_cases in other_cases.items():
-            asked = asked_cases[(case.context, case.claim)]["signals"]
-            decided[name].append(asked["model"] >= 0.5)  # type: ignore[index]
+        for name, (score, threshold) in scorers.items():
+            asked = recorded[name][(case.context, case.claim)]["signals"]
+            decided[name].append(score(case.claim, asked) >= threshold)  # type: ignore[arg-type]
     for kind in KINDS:
         chosen = [i for i, c in enumerate(every) if c.kind == kind]
         cells = []

@@ -31,8 +31,14 @@ def profile_line(scorer: ScorerSpec) -> str:
     if scorer.profile_path is not None:
         where += f" ({scorer.profile_path})"
     if scorer.profile_origin is ProfileOrigin.THRESHOLD:
+        stated = (
+            ""
+            if profile.stated_p_yes is None
+            else f" (an English claim its chunk states word for word: {profile.stated_p_yes:g} "
+            "without asking the model)"
+        )
         return (
-            f"{scorer.id}: judge profile {where}: P(yes) >= {profile.threshold:g}, "
+            f"{scorer.id}: judge profile {where}: P(yes) >= {profile.threshold:g}{stated}, "
             f"not calibrated [{profile.digest}]"
         )
     checked = profile.cross_validated

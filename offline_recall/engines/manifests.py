@@ -157,6 +157,14 @@ class ModelManifest(_Frozen):
     threshold: float = Field(
         ge=0.0, le=1.0, description="The plain rule without a judge profile: P(yes) >= threshold"
     )
+    stated_p_yes: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=1.0,
+        description="With the plain rule, the P(yes) an English claim its chunk states word "
+        "for word is given without asking the model (the model's mean on such pairs); None: "
+        "the model is asked about every pair",
+    )
     family: str | None = Field(default=None, description="The architecture (config model_type)")
     system_turn: Literal["native", "fold"] = Field(
         default="native",

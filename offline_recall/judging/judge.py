@@ -106,26 +106,45 @@ class Judge(Generic[S]):
     def assess(
         self, pairs: Sequence[Pair[S]], *, done: Done | None = None
     ) -> list[Assessment | Failed]:
-        """Each pair's probability under the profile (and the model's P(yes) if asked).
-        `done` is told as pairs are judged."""
+        """Each pair's probability under the profile (and the model's P(yes) if asked: a
+        pair whose chunk states its claim word for word is not asked where the profile says
+        so, see `JudgeProfile.stated_p_yes`). `done` is told as pairs are judged."""
         profile = self.profile
-        values = signal_values(
-            self.engine,
-            self.question,
-            pairs,
-            evidence_sentences=profile.evidence_sentences,
-            with_model=profile.uses_model,
-            with_lexical=profile.uses_lexical,
-            done=done,
-        )
-        if done is not None and not profile.uses_model:
-            done(len(pairs))
-        return [
-            v
-            if isinstance(v, Failed)
-            else Assessment(
-                round(profile.rule_for(str(statement)).probability(v), DECIMALS),
-                v.get(MODEL_SIGNAL),
-            )
-            for (_, statement), v in zip(pairs, values, strict=True)
+        values = [
+            lexical_signals(text, str(statement)) if profile.uses_lexical else {}
+            for text, statement in pairs
         ]
+        asked = [
+            i
+            for i, ((_, statement), v) in enumerate(zip(pairs, values, strict=True))
+            if profile.asks_model(str(statement), v)
+        ]
+        if done is not None and len(asked) < len(pairs):
+            done(len(pairs) - len(asked))
+        answers = dict(
+            zip(
+                asked,
+                model_p_yes(
+                    self.engine,
+                    self.question,
+                    model_pairs([pairs[i] for i in asked], profile.evidence_sentences),
+                    done=done,
+                )
+                if asked
+                else [],
+                strict=True,
+            )
+        )
+        found: list[Assessment | Failed] = []
+        for i, ((_, statement), v) in enumerate(zip(pairs, values, strict=True)):
+            p_yes = answers.get(i)
+            if isinstance(p_yes, Failed):
+                found.append(p_yes)
+                continue
+            if p_yes is not None:
+                v[MODEL_SIGNAL] = p_yes
+            elif profile.uses_model and profile.stated_p_yes is not None:
+                v[MODEL_SIGNAL] = profile.stated_p_yes  # stated word for word: not asked
+            rule = profile.rule_for(str(statement))
+            found.append(Assessment(round(rule.probability(v), DECIMALS), p_yes))
+        return found

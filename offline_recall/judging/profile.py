@@ -25,7 +25,7 @@ from ..errors import ModelError
 from ..paths import cache_root
 from .behaviour import JudgeCard
 from .korean import has_hangul
-from .signals import LEXICAL_SIGNALS
+from .signals import LEXICAL_SIGNALS, stated
 
 RECALL = "context-recall-scorer"
 MODEL_SIGNAL = "model"
@@ -114,6 +114,15 @@ class JudgeProfile(BaseModel):
         description="The model judges the claim against this many best-matching sentences "
         "of a chunk instead of the whole chunk; None: the whole chunk",
     )
+    stated_p_yes: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=1.0,
+        description="The P(yes) an English claim its chunk states word for word (see "
+        "`signals.stated`) is given without asking the model: the model's mean P(yes) on "
+        "such pairs, where it changed at most 1% of verdicts on dev; None: the model is "
+        "asked about every pair",
+    )
     trained_on: str = ""
     rows: int = Field(default=0, ge=0)
     seed: int = 0
@@ -166,6 +175,8 @@ class JudgeProfile(BaseModel):
                 raise ValueError("the Korean rule is a rule of the same scorer, model, prompts")
             if korean.evidence_sentences != self.evidence_sentences:
                 raise ValueError("the Korean rule asks the model with the same evidence_sentences")
+            if korean.stated_p_yes is not None:
+                raise ValueError("a Korean claim is always asked: its rule has no stated_p_yes")
         return self
 
     @property
@@ -187,7 +198,9 @@ class JudgeProfile(BaseModel):
     @property
     def uses_lexical(self) -> bool:
         """Whether the rule needs any lexical signal."""
-        return any(s in LEXICAL_SIGNALS for rule in self.rules for s in rule.signals)
+        return self.stated_p_yes is not None or any(
+            s in LEXICAL_SIGNALS for rule in self.rules for s in rule.signals
+        )
 
     @property
     def digest(self) -> str:
@@ -201,9 +214,11 @@ class JudgeProfile(BaseModel):
         the Korean rule too), so a profile without them reads and hashes as before there could
         be one."""
         unset: dict[str, Any] = {"card": True} if self.card is None else {}
+        if self.stated_p_yes is None:
+            unset["stated_p_yes"] = True
         if self.korean is None:
             return unset | {"korean": True}
-        return unset | {"korean": {"korean": True, "card": True}}
+        return unset | {"korean": {"korean": True, "card": True, "stated_p_yes": True}}
 
     @property
     def is_plain(self) -> bool:
@@ -219,6 +234,10 @@ class JudgeProfile(BaseModel):
             )
             == ((0.0,), (1.0,), (1.0,), 0.0)
         )
+
+    def asks_model(self, claim: str, values: Mapping[str, float]) -> bool:
+        """Whether the rule needs the model's P(yes) for this pair (its lexical `values`)."""
+        return self.uses_model and not (self.stated_p_yes is not None and stated(claim, values))
 
     def probability(self, values: Mapping[str, float]) -> float:
         """P(supported) from the signal values (the "model" value is the model's P(yes))."""
@@ -246,8 +265,10 @@ def threshold_profile(
     scorer: str = RECALL,
     fingerprint: str = "",
     prompt_version: str = "",
+    stated_p_yes: float | None = None,
 ) -> JudgeProfile:
-    """The plain rule: supported when the model's P(yes) >= `threshold`."""
+    """The plain rule: supported when the model's P(yes) >= `threshold` (`stated_p_yes`
+    standing for it where the chunk states the claim word for word, if given)."""
     return JudgeProfile(
         scorer=scorer,
         model_fingerprint=fingerprint,
@@ -258,6 +279,7 @@ def threshold_profile(
         weights=(1.0,),
         bias=0.0,
         threshold=threshold,
+        stated_p_yes=stated_p_yes,
         trained_on="none: the model manifest's threshold",
     )
 
@@ -343,11 +365,15 @@ def _bundled_profiles() -> list[Path]:
 
 
 def find_profile(
-    scorer: str, fingerprint: str, prompt_version: str, threshold: float
+    scorer: str,
+    fingerprint: str,
+    prompt_version: str,
+    threshold: float,
+    stated_p_yes: float | None = None,
 ) -> FoundProfile:
     """The rule a run of this scorer, model and prompt version uses: the user's calibrated
     profile if there is one, else the one shipped with a bundled model, else the manifest's
-    plain threshold."""
+    plain threshold (with its `stated_p_yes` for claims, see `JudgeProfile.stated_p_yes`)."""
     candidates = [user_profile_path(scorer, fingerprint, prompt_version)]
     if scorer == RECALL:
         candidates.append(_legacy_user_profile_path(fingerprint, prompt_version))
@@ -360,6 +386,10 @@ def find_profile(
         if (profile.scorer, profile.model_fingerprint, profile.prompt_version) == wanted:
             return FoundProfile(profile, ProfileOrigin.SHIPPED, path)
     plain = threshold_profile(
-        threshold, scorer=scorer, fingerprint=fingerprint, prompt_version=prompt_version
+        threshold,
+        scorer=scorer,
+        fingerprint=fingerprint,
+        prompt_version=prompt_version,
+        stated_p_yes=stated_p_yes if scorer == RECALL else None,
     )
     return FoundProfile(plain, ProfileOrigin.THRESHOLD, None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import pairwise
 
@@ -181,6 +182,20 @@ def lexical_signals(context: str, claim: str) -> dict[str, float]:
     content = _plain_content(claim)
     signals["synonyms"] = synonym_share(content, frozenset(words_of(context)), rarity)
     return signals
+
+
+def stated(claim: str, values: Mapping[str, float]) -> bool:
+    """Whether a context states an English claim word for word, read from the pair's lexical
+    signals: every content word of the claim in one sentence, every name and number of it in
+    the context, and no negation, opposite word or quantity of the context against it. A
+    Korean claim never is: its negations and roles hide in endings the signals do not read."""
+    return (
+        not has_hangul(claim)
+        and values["evidence_overlap_1"] >= 1.0
+        and values["names"] >= 1.0
+        and values["numbers"] >= 1.0
+        and values["polarity"] == values["opposite"] == values["quantity_mismatch"] == 0.0
+    )
 
 
 def _quantities(context: str, claim: str, claim_words: set[str]) -> QuantitySignals:

@@ -107,6 +107,7 @@ def resolve_run(
             scorers=manifest.scorers,
             manifest_prompt_version=manifest.prompt_version,
             threshold=judging.manifest.threshold,
+            stated_p_yes=judging.manifest.stated_p_yes,
             decoding=manifest.decoding,
             scale=scale,
             prompt_version=(prompt_versions or {}).get(scorer_id),

@@ -135,6 +135,7 @@ def create_scorer(
         scorers=built.identity.scorers,
         manifest_prompt_version=built.identity.prompt_version,
         threshold=judging.threshold if judging is not None else 0.5,
+        stated_p_yes=judging.stated_p_yes if judging is not None else None,
         decoding=manifest.decoding if manifest is not None else None,
         scale=options.scale,
         prompt_version=prompt_version,

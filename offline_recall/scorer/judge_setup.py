@@ -24,6 +24,7 @@ def resolve_setup(
     scorers: Mapping[str, ScorerDefaults],
     manifest_prompt_version: str | None,
     threshold: float,
+    stated_p_yes: float | None = None,
     decoding: Decoding | None = None,
     scale: float | None = 1.0,
     prompt_version: str | None = None,
@@ -32,7 +33,7 @@ def resolve_setup(
     """What decides `scorer`'s results on a model: the prompt version asked for (else the one
     the model's manifest names for the scorer, else the scorer's latest), the list bound the
     manifest names, and the profile given (else the user's calibrated one, else the shipped
-    one, else the manifest's plain threshold).
+    one, else the manifest's plain threshold and `stated_p_yes`).
 
     `scorers` are the manifest's `[scorers.<id>]` tables: the scorer's own, else that of the
     scorer whose prompts and profiles it shares; `manifest_prompt_version` and `decoding`'s
@@ -48,7 +49,7 @@ def resolve_setup(
     found = (
         FoundProfile(profile, ProfileOrigin.GIVEN, None)
         if profile is not None
-        else find_profile(scorer.profile_id(), fingerprint, version, threshold)
+        else find_profile(scorer.profile_id(), fingerprint, version, threshold, stated_p_yes)
     )
     decoding = decoding or Decoding()
     setup = ScorerSetup(

@@ -26,8 +26,8 @@ from offline_recall import (
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.weights import WeightsState, model_dir, weights_state
 from offline_recall.judging.behaviour import Case, cases
-from offline_recall.judging.judge import signal_values
-from offline_recall.judging.profile import MODEL_SIGNAL
+from offline_recall.judging.judge import Assessment, Judge, signal_values
+from offline_recall.judging.profile import MODEL_SIGNAL, threshold_profile
 from offline_recall.judging.signals import words_of
 from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.paths import CACHE_ENV
@@ -186,3 +186,16 @@ def test_the_larger_models_recorded_p_yes_is_what_it_says_live(model_cache: Path
         _recorded_agree_with_live(engine, name)
     finally:
         engine.close()
+
+
+def test_a_claim_its_chunk_states_word_for_word_is_not_asked(qwen: Engine) -> None:
+    """The judge with a stated P(yes) on the real model: the stated claim takes it without a
+    model call, the other is the model's own P(yes), exactly as asked alone."""
+    scorer = create_context_recall_scorer(qwen, ContextRecallOptions(context=["x"]))
+    question = scorer.judge.question  # type: ignore[attr-defined]
+    stated = (ENGLISH, "Spending rises by 4%.")
+    other = (ENGLISH, "The committee rejected the budget.")
+    profile = threshold_profile(0.5, stated_p_yes=0.92)
+    found = Judge(qwen, question, profile).assess([stated, other])
+    assert found[0] == Assessment(0.92, None)
+    assert found[1] == Assessment(_p_yes(qwen, [other])[0], _p_yes(qwen, [other])[0])

@@ -15,15 +15,21 @@ from pathlib import Path
 
 import pytest
 
+from offline_recall import ContextRecallOptions, create_context_recall_scorer
+from offline_recall.engines.fake import FakeEngine
 from offline_recall.errors import ModelError
 from offline_recall.judging.behaviour import KINDS, READING_TARGET, UNRELATED, card_of, cases
 from offline_recall.judging.calibrate import fit_profile
+from offline_recall.judging.judge import Assessment, Judge
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.profile import (
     OPPOSING,
+    RECALL,
     SUPPORTING,
     JudgeProfile,
+    ProfileOrigin,
     _bundled_profiles,
+    find_profile,
     load_profile,
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
@@ -38,15 +44,18 @@ def _recorded(profile: JudgeProfile) -> dict[str, float]:
 
 
 def _decisions(profile: JudgeProfile) -> list[bool]:
+    """Each case decided as a run decides it: the judge on an engine that answers with the
+    model's recorded P(yes)."""
     recorded = _recorded(profile) if profile.uses_model else {}
-    found = []
-    for case in cases():
-        values = lexical_signals(case.context, case.claim)
-        if profile.uses_model:
-            values["model"] = recorded[case_key(case.context, case.claim)]
-        rule = profile.rule_for(case.claim)
-        found.append(rule.probability(values) >= profile.threshold)
-    return found
+    scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=["x"]))
+    question = scorer.judge.question  # type: ignore[attr-defined]
+    pairs = [(case.context, case.claim) for case in cases()]
+    answers = {
+        question.prompt(*pair).fields: recorded[case_key(*pair)] for pair in pairs if recorded
+    }
+    found = Judge(FakeEngine(p_yes=answers), question, profile).assess(pairs)
+    assert all(isinstance(f, Assessment) for f in found)
+    return [f.probability >= profile.threshold for f in found if isinstance(f, Assessment)]
 
 
 def test_the_cases_cover_every_kind_in_english_and_korean() -> None:
@@ -128,9 +137,12 @@ def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context(model: str, col
     from offline_recall.engines.manifests import load_manifest
 
     manifest = load_manifest(model)
-    recorded = _recorded(JudgeProfile.model_construct(model_fingerprint=manifest.fingerprint))
-    decisions = [recorded[case_key(c.context, c.claim)] >= manifest.threshold for c in cases()]
-    card = card_of(decisions)
+    version = manifest.scorers[RECALL].prompt_version or ""
+    found = find_profile(
+        RECALL, manifest.fingerprint, version, manifest.threshold, manifest.stated_p_yes
+    )
+    assert found.origin is ProfileOrigin.THRESHOLD
+    card = card_of(_decisions(found.profile))
     assert card.failures(reads=False) == []
     page = (Path(__file__).parents[2] / "docs" / "judging.md").read_text("utf-8")
     for kind in card.kinds:

@@ -19,7 +19,7 @@ class ClaimVerdict(Frozen):
     model_p_yes: MaybeProbability = Field(
         default=None,
         description="The model's own P(yes) at that chunk; None when the profile does not ask "
-        "the model",
+        "the model, or decides the pair without it (its chunk states the claim word for word)",
     )
     chunk_index: int | None = Field(
         default=None,
