@@ -61,6 +61,7 @@ from benchmarks.quality.quality_metrics import (
     MATCH_THRESHOLD,
     ExtractionTally,
     auroc,
+    auroc_interval,
     balanced_accuracy,
     correlations,
     max_or_none,
@@ -135,6 +136,7 @@ def attribution(title: str, rows: list[data.AttributionRow], variants: list[Vari
         metrics: dict[str, Value] = {
             "balanced accuracy": balanced_accuracy(labels, claim_scores, v.threshold),
             "AUROC": auroc(labels, claim_scores),
+            "AUROC 95% interval": auroc_interval(labels, claim_scores),
         }
         for label in data.RAW_LABELS:
             picked = [s for s, r in zip(claim_scores, raw, strict=True) if r == label]

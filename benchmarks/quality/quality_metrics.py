@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from offline_recall.judging.signals import STOP_WORDS, word_overlap
@@ -189,16 +189,44 @@ def spearman_interval(
     t, s = kept(targets, scores)
     if len(t) < 3 or len(set(t)) < 2 or len(set(s)) < 2:
         return None
-    import numpy as np
-    from scipy.stats import bootstrap, spearmanr
+    from scipy.stats import spearmanr
 
     def statistic(a: Sequence[float], b: Sequence[float]) -> float:
         if len(set(a)) < 2 or len(set(b)) < 2:
             return 0.0  # a resample of one distinct value has no order
         return float(spearmanr(a, b).statistic)
 
+    return _interval(statistic, t, s, resamples)
+
+
+def auroc_interval(
+    labels: Sequence[float | None], scores: Sequence[float | None], resamples: int = 1000
+) -> str | None:
+    """The bootstrap 95% interval (percentile, claims resampled, seed 0) of the AUROC of
+    scores for labels."""
+    y, s = kept(labels, scores)
+    if len(set(y)) < 2:
+        return None
+
+    def statistic(a: Sequence[float], b: Sequence[float]) -> float:
+        found = auroc(a, b)
+        return 0.5 if found is None else found  # a resample of one label ranks nothing
+
+    return _interval(statistic, y, s, resamples)
+
+
+def _interval(
+    statistic: Callable[[Sequence[float], Sequence[float]], float],
+    a: Sequence[float],
+    b: Sequence[float],
+    resamples: int,
+) -> str:
+    """The bootstrap 95% interval of a paired statistic (percentile, pairs resampled, seed 0)."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
     found = bootstrap(
-        (np.array(t), np.array(s)),
+        (np.array(a), np.array(b)),
         statistic,
         paired=True,
         vectorized=False,

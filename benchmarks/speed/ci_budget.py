@@ -6,7 +6,8 @@ scored end to end by context recall on the default model and judge, as `score` s
 
 Prints a Markdown table: the model's load, each stage of the batch (claim extraction, the
 verdicts) from its first to its last progress report, the whole run, items/s, the process's
-peak memory (resident set), and how the scores follow the human recall (Spearman, MAE), so a
+peak memory (resident set), how many verdicts asked the model, and how the scores follow the
+human recall (Spearman with a bootstrap 95% interval over rows, MAE), so a
 faster configuration cannot hide a worse one. Nothing is cached between runs: claims are
 extracted afresh.
 """
@@ -27,6 +28,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from scipy.stats import spearmanr
 
 from benchmarks.quality.quality_data import ROSE_E2E, rose_e2e
+from benchmarks.quality.quality_metrics import spearman_interval
 from benchmarks.quality.recall import recall_scorer
 from offline_recall import Status
 from offline_recall.engines import AUTO
@@ -89,6 +91,7 @@ def main() -> None:
         for r, _ in kept
     ]
     verdicts = sum(len(r.verdicts) for r in results)
+    asked = sum(v.model_p_yes is not None for r in results for v in r.verdicts)
 
     spec = resolved.spec
     print(f"{len(rows)} RoSE dev rows, {spec.model_fingerprint} on {spec.engine.name}")
@@ -102,13 +105,15 @@ def main() -> None:
     print(f"| end to end | {ended - began:.1f} | {len(rows) / (ended - began):.3f} items/s |")
     print()
     print(f"peak memory {peak_gib:.2f} GiB; failed rows {failed}; {len(kept)} rows scored")
+    print(f"claims whose best chunk's verdict asked the model: {asked} of {verdicts}")
     print()
-    print("| recall against human recall | Spearman | MAE |")
+    print("| recall against human recall | Spearman [95% interval] | MAE |")
     print("|---|---:|---:|")
     for name, found in (("decided", decided), ("expected", expected)):
         rho = spearmanr(found, human).statistic
+        interval = spearman_interval(human, found)
         mae = fmean(abs(a - b) for a, b in zip(found, human, strict=True))
-        print(f"| {name} | {rho:.3f} | {mae:.3f} |")
+        print(f"| {name} | {rho:.3f} {interval} | {mae:.3f} |")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from benchmarks.quality import quality_data as data
 from benchmarks.quality.quality_metrics import (
     ExtractionTally,
     auroc,
+    auroc_interval,
     balanced_accuracy,
     content_words,
     correlations,
@@ -18,6 +19,7 @@ from benchmarks.quality.quality_metrics import (
     mean,
     overlap_recall,
     share_at_least,
+    spearman_interval,
     tune_threshold,
     word_f1,
 )
@@ -76,6 +78,17 @@ def test_metrics_skip_failed_rows_and_are_none_when_undefined() -> None:
     assert constant["Pearson"] is None and constant["MAE"] == pytest.approx(1 / 3)
     moving = correlations([0.1, 0.5, 0.9, None], [0.2, 0.4, 1.0, 0.5])
     assert moving["Spearman"] == pytest.approx(1.0) and moving["Kendall"] == pytest.approx(1.0)
+
+
+def test_bootstrap_intervals_hold_the_estimate_and_need_both_labels() -> None:
+    labels = [1, 0] * 20
+    scores = [0.6 + (i % 7) / 20 if y else 0.2 + (i % 5) / 10 for i, y in enumerate(labels)]
+    low, high = (float(x) for x in str(auroc_interval(labels, scores)).strip("[]").split(", "))
+    assert low <= (auroc(labels, scores) or 0.0) <= high <= 1.0 and low < high
+    assert auroc_interval([1, 1, 1], [0.1, 0.2, 0.3]) is None
+    targets = [i / 40 for i in range(40)]
+    rho = str(spearman_interval(targets, [t + (i % 3) / 10 for i, t in enumerate(targets)]))
+    assert rho.startswith("[0.9") and spearman_interval([0.1, 0.2], [0.3, 0.4]) is None
 
 
 def test_threshold_tuning_picks_the_best_balanced_accuracy() -> None:
