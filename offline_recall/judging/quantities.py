@@ -11,7 +11,8 @@ against it. A number is read with what it is part of and what it counts:
   of a word: it counts as found where the context states it, but is neither a value the context
   must state to contradict the claim nor a rival value;
 - a plain count is compared only with counts of the same noun, the word after it ("165 counts"
-  is no rival of "12 people"; "two prizes" is of "three prizes");
+  is no rival of "12 people"; "two prizes" is of "three prizes"), or the word after that where
+  one of the two is modified ("two moons" is a rival of "five known moons");
 - a value the claim states itself is no rival of its other values ("24.5 miles of the 26.2 mile
   marathon" against "he proposed after 24.5 miles").
 
@@ -120,6 +121,7 @@ _TIME_OF_DAY = re.compile(
 _TOLERANCE = 0.005
 _YEAR = re.compile(r"^(?:1[0-9]|20)\d\d$")
 _HYPHENS = "-\u2010\u2011"
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)\b")
 # Words before "one" that make it a pronoun, not a count ("no one", "the one", "a second one").
 _NOT_A_COUNT = frozenset(
     ["no", "the", "any", "every", "each", "this", "that", "which", "second", "another"]
@@ -192,6 +194,9 @@ class Stated(NamedTuple):
     """Whether its number is joined by a hyphen to letters ("last-eight", "three-month")."""
     noun: str | None = None
     """What a plain count counts: the word after it, stemmed ("165 counts": "count")."""
+    then: str | None = None
+    """The word after the noun, stemmed, where a modifier may stand before the noun ("five
+    known moons": "moon")."""
 
 
 def quantities(text: str) -> tuple[Quantity, ...]:
@@ -268,12 +273,24 @@ def _read(text: str) -> tuple[Stated, ...]:
         if unit == "°F":
             unit, value = "°C", (value - 32.0) * 5.0 / 9.0
         noun = (m.group("unit") or "").casefold()
-        counted = (
-            stem(noun) if kind == "number" and noun.isalpha() and noun not in STOP_WORDS else None
-        )
+        counted = _counted(noun) if kind == "number" else None
+        then = _counted(_next_word(rest[m.end() :])) if counted is not None else None
         in_word = _in_word(rest, m.start("num"), m.end("num"))
-        found.append(Stated(Quantity(round(value, 6), unit, kind), m.group(0), in_word, counted))
+        found.append(
+            Stated(Quantity(round(value, 6), unit, kind), m.group(0), in_word, counted, then)
+        )
     return tuple(found)
+
+
+def _counted(word: str) -> str | None:
+    """A word as the noun of a count: stemmed; None for a stop word or no word."""
+    return stem(word) if word.isalpha() and word not in STOP_WORDS else None
+
+
+def _next_word(text: str) -> str:
+    """The word that opens `text` after spaces ("" where punctuation comes first)."""
+    m = _NEXT_WORD.match(text)
+    return m.group(1).casefold() if m else ""
 
 
 def same_value(a: float, b: float) -> bool:
@@ -297,7 +314,10 @@ def _comparable(a: Stated, b: Stated) -> bool:
     quantity of the same kind, and for a plain count, a count of the same noun."""
     if a.quantity.kind != b.quantity.kind:
         return False
-    return a.quantity.kind != "number" or a.noun == b.noun
+    if a.quantity.kind != "number" or a.noun == b.noun:
+        return True
+    # One of the two modified: "two moons" against "five known moons".
+    return (a.noun is not None and a.noun == b.then) or (b.noun is not None and b.noun == a.then)
 
 
 class QuantitySignals(NamedTuple):

@@ -164,6 +164,15 @@ def test_a_count_is_compared_with_counts_of_the_same_noun() -> None:
     assert quantity_signals(claim, [sentence], [0]).mismatch == 1.0
 
 
+def test_a_count_with_a_word_before_its_noun_is_compared_with_the_noun() -> None:
+    known = "Jupiter has five known moons."
+    assert quantity_signals("Jupiter has two moons.", [known], [0]).mismatch == 1.0
+    assert quantity_signals("Jupiter has five known moons.", ["It has two moons."], [0]).mismatch
+    assert quantity_signals("Jupiter has five moons.", [known], [0]).mismatch == 0.0
+    # Two different nouns after two different words stay apart.
+    assert quantity_signals("He sold 5 books last year.", ["He sold 3 copies."], [0]).mismatch == 0
+
+
 def test_a_value_the_claim_states_is_no_rival_of_its_other_values() -> None:
     sentence = "He proposed after running 24.5 miles."
     claim = "He had already run 24.5 miles of the 26.2 mile marathon."
