@@ -121,20 +121,11 @@ class Judge(Generic[S]):
         ]
         if done is not None and len(asked) < len(pairs):
             done(len(pairs) - len(asked))
-        answers = dict(
-            zip(
-                asked,
-                model_p_yes(
-                    self.engine,
-                    self.question,
-                    model_pairs([pairs[i] for i in asked], profile.evidence_sentences),
-                    done=done,
-                )
-                if asked
-                else [],
-                strict=True,
-            )
-        )
+        answers: dict[int, float | Failed] = {}
+        if asked:
+            asking = model_pairs([pairs[i] for i in asked], profile.evidence_sentences)
+            said = model_p_yes(self.engine, self.question, asking, done=done)
+            answers = dict(zip(asked, said, strict=True))
         found: list[Assessment | Failed] = []
         for i, ((_, statement), v) in enumerate(zip(pairs, values, strict=True)):
             p_yes = answers.get(i)
