@@ -48,13 +48,7 @@ def _rule(model: str) -> tuple[Scorer, float]:
     profile = find_profile(
         RECALL, manifest.fingerprint, version, manifest.threshold, manifest.stated_p_yes
     ).profile
-
-    def score(claim: str, values: dict[str, float]) -> float:
-        if profile.uses_model and not profile.asks_model(claim, values):
-            values = {**values, "model": profile.stated_p_yes or 0.0}
-        return profile.rule_for(claim).probability(values)
-
-    return score, profile.threshold
+    return profile.probability_of, profile.threshold
 
 
 def _source(group: str) -> str:

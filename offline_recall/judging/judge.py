@@ -134,8 +134,6 @@ class Judge(Generic[S]):
                 continue
             if p_yes is not None:
                 v[MODEL_SIGNAL] = p_yes
-            elif profile.uses_model and profile.stated_p_yes is not None:
-                v[MODEL_SIGNAL] = profile.stated_p_yes  # stated word for word: not asked
-            rule = profile.rule_for(str(statement))
-            found.append(Assessment(round(rule.probability(v), DECIMALS), p_yes))
+            probability = profile.probability_of(str(statement), v)
+            found.append(Assessment(round(probability, DECIMALS), p_yes))
         return found

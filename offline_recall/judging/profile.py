@@ -239,6 +239,13 @@ class JudgeProfile(BaseModel):
         """Whether the rule needs the model's P(yes) for this pair (its lexical `values`)."""
         return self.uses_model and not (self.stated_p_yes is not None and stated(claim, values))
 
+    def probability_of(self, claim: str, values: Mapping[str, float]) -> float:
+        """P(supported) for a pair as a run decides it: by the claim's rule (`rule_for`), with
+        `stated_p_yes` for the model's P(yes) where the chunk states the claim word for word."""
+        if self.uses_model and self.stated_p_yes is not None and stated(claim, values):
+            values = {**values, MODEL_SIGNAL: self.stated_p_yes}
+        return self.rule_for(claim).probability(values)
+
     def probability(self, values: Mapping[str, float]) -> float:
         """P(supported) from the signal values (the "model" value is the model's P(yes))."""
         if self.is_plain:
