@@ -99,13 +99,13 @@ class RunChoice:
 _CHOICES = tuple(f.name for f in fields(RunChoice))
 
 
-def resolve_announced(console: Console, chosen: RunChoice) -> ResolvedRun:
+def resolve_announced(console: Console, chosen: RunChoice, command: str) -> ResolvedRun:
     """The run the options make, resolved once, with the lines that say which judge decides:
-    the profile of each scorer that asks the model, and the lexical rule's note unless
-    `chosen.no_judge_note`."""
+    the profile of each scorer that asks the model, and the lexical rule's note (naming
+    `command`, as the user runs it: `score DATA`, `serve`) unless `chosen.no_judge_note`."""
     from rich.text import Text
 
-    from ..judging.disclosure import NOTE, is_lexical_rule
+    from ..judging.disclosure import is_lexical_rule, note
     from ..runs.resolve import resolve_run
     from .summary import profile_line
 
@@ -124,6 +124,6 @@ def resolve_announced(console: Console, chosen: RunChoice) -> ResolvedRun:
     if not chosen.no_judge_note and any(
         is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
     ):
-        note = f"note: {NOTE} (--no-judge-note hides this)"
-        console.print(Text(note, style="yellow"), soft_wrap=True)
+        said = f"note: {note(command)} (--no-judge-note hides this)"
+        console.print(Text(said, style="yellow"), soft_wrap=True)
     return run

@@ -166,7 +166,7 @@ def score(
     console = Console(stderr=True)
     reading = f"reading {data.name}: {dataset.detection.describe()}"
     console.print(Text(printable(reading)), soft_wrap=True)
-    run = resolve_announced(console, chosen)
+    run = resolve_announced(console, chosen, "score DATA")
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
     given = InputSpec.of(data, fields, context_sep, dataset.sha256)

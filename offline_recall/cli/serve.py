@@ -145,7 +145,7 @@ def serve(
     warning = host_warning(host, token)
     if warning is not None:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
-    run = resolve_announced(console, chosen)
+    run = resolve_announced(console, chosen, "serve")
     spec = run.spec
     sock = bind(host, port)
     worker = Worker()

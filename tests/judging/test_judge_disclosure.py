@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import socket
 from pathlib import Path
 
 import pytest
@@ -12,15 +13,21 @@ from click.testing import CliRunner
 
 from offline_recall import load_manifest
 from offline_recall.cli import main
+from offline_recall.judging import disclosure
 from offline_recall.judging.disclosure import (
     NOTE,
+    READING_JUDGE,
     is_lexical_rule,
     lexical_digests,
+    note,
     note_for_digests,
 )
 from offline_recall.judging.profile import ProfileOrigin, find_profile, threshold_profile
+from offline_recall.service import listen
 
 from ..conftest import RECALL, run_cli
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 ITEM = {
     "id": "q1",
@@ -30,14 +37,42 @@ ITEM = {
 }
 
 
-def test_the_commands_the_note_gives_are_commands_the_cli_takes() -> None:
+@pytest.mark.parametrize("command", ["score DATA", "serve"])
+def test_the_commands_the_note_gives_are_commands_the_cli_takes(command: str) -> None:
     """Each command in backticks parses against the real CLI: its subcommand and options exist
-    (`--help` at the end stops it before it opens the files it names)."""
-    commands = re.findall(r"`offline-recall ([^`]+)`", NOTE)
-    assert [c.split()[0] for c in commands] == ["models", "score"]
-    for command in commands:
-        result = CliRunner().invoke(main, [*shlex.split(command), "--help"])
-        assert result.exit_code == 0, (command, result.output)
+    (`--help` at the end stops it before it opens the files it names); the judge is installed
+    after vLLM is set up, as the README says, and the last command is the one the user runs."""
+    said = note(command)
+    readme = README.read_text(encoding="utf-8")
+    for steps in (said, readme):
+        assert steps.index("make setup-vllm") < steps.index(f"models install {READING_JUDGE}")
+    commands = re.findall(r"`offline-recall ([^`]+)`", said)
+    assert [c.split()[0] for c in commands] == ["models", command.split()[0]]
+    assert commands[-1] == f"{command} --model {READING_JUDGE}"
+    for found in commands:
+        result = CliRunner().invoke(main, [*shlex.split(found), "--help"])
+        assert result.exit_code == 0, (found, result.output)
+
+
+@pytest.mark.parametrize(("command", "usage"), [("serve", "serve"), ("score", "score DATA")])
+def test_the_note_names_the_command_the_user_runs(
+    command: str, usage: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """On the fake engine with the lexical rule deciding (as the embedded model's profile
+    does), `serve` and `score` each print a note naming themselves, and the set-up step."""
+    monkeypatch.setattr(disclosure, "is_lexical_rule", lambda profile, origin: True)
+    monkeypatch.setattr(listen, "serve_socket", lambda app, sock: None)
+    monkeypatch.setattr(listen, "bind", lambda host, port: socket.create_server(("127.0.0.1", 0)))
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps(ITEM) + "\n")
+    given = [str(data), "--out", str(tmp_path / "out.jsonl")] if command == "score" else []
+    done = CliRunner().invoke(main, [command, *given, "--backend", "fake"])
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.stderr.split())
+    assert f"`offline-recall {usage} --model {READING_JUDGE}`" in said
+    assert "`make setup-vllm`" in said
+    other = "score DATA" if command == "serve" else "serve"
+    assert f"offline-recall {other} --model" not in said
 
 
 def test_only_a_shipped_rule_without_the_model_is_flagged() -> None:
