@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from ..data.destinations import written_whole
 from ..engines.manifests import bundled_manifest_dir
@@ -58,11 +58,15 @@ MIN_SCALE = 1e-9
 """The smallest scale: a signal that varies less than this over the rows fitted is constant
 (`calibrate` gives it the scale 1)."""
 
-Bounded = Annotated[float, Field(ge=-LIMIT, le=LIMIT)]
+# Every number of a profile is strict: `true` in a file is not a weight of 1, nor "0.5" a
+# threshold (an integer is still a number).
+Number = Annotated[float, Strict()]
+Count = Annotated[int, Strict()]
+Bounded = Annotated[Number, Field(ge=-LIMIT, le=LIMIT)]
 """A finite number of at most `LIMIT` either way."""
-Scale = Annotated[float, Field(ge=MIN_SCALE, le=LIMIT)]
+Scale = Annotated[Number, Field(ge=MIN_SCALE, le=LIMIT)]
 """A signal's spread: a finite number from `MIN_SCALE` to `LIMIT`."""
-Share = Annotated[float, Field(ge=0.0, le=1.0)]
+Share = Annotated[Number, Field(ge=0.0, le=1.0)]
 """A measure from 0 to 1 (an AUROC, a balanced accuracy)."""
 
 
@@ -71,7 +75,7 @@ class CrossValidated(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    folds: int = Field(ge=1)
+    folds: Count = Field(ge=1)
     auroc: Share
     balanced_accuracy: Share = Field(description="At the profile's threshold")
     baseline_auroc: Share = Field(description="Word overlap on the same rows")
@@ -79,7 +83,7 @@ class CrossValidated(BaseModel):
     fold_aurocs: tuple[Share, ...] = Field(
         default=(), description="AUROC within each fold that held both labels"
     )
-    claims: int | None = Field(default=None, ge=0, description="Claims the rows hold")
+    claims: Count | None = Field(default=None, ge=0, description="Claims the rows hold")
 
     @property
     def spread(self) -> float | None:
@@ -107,14 +111,14 @@ class JudgeProfile(BaseModel):
     scales: tuple[Scale, ...]
     weights: tuple[Bounded, ...]
     bias: Bounded
-    threshold: float = Field(ge=0.0, le=1.0, description="supported = probability >= threshold")
-    evidence_sentences: int | None = Field(
+    threshold: Share = Field(description="supported = probability >= threshold")
+    evidence_sentences: Count | None = Field(
         default=None,
         gt=0,
         description="The model judges the claim against this many best-matching sentences "
         "of a chunk instead of the whole chunk; None: the whole chunk",
     )
-    stated_p_yes: float | None = Field(
+    stated_p_yes: Number | None = Field(
         default=None,
         gt=0.0,
         lt=1.0,
@@ -124,8 +128,8 @@ class JudgeProfile(BaseModel):
         "asked about every pair",
     )
     trained_on: str = ""
-    rows: int = Field(default=0, ge=0)
-    seed: int = 0
+    rows: Count = Field(default=0, ge=0)
+    seed: Count = 0
     cross_validated: CrossValidated | None = None
     korean: JudgeProfile | None = Field(
         default=None,
@@ -346,6 +350,27 @@ def load_profile(path: Path) -> JudgeProfile:
         ) from e
 
 
+def _own(profile: JudgeProfile, path: Path, wanted: tuple[str, str, str]) -> JudgeProfile:
+    """`profile`, read from `path` where runs of `wanted` (scorer, model fingerprint, prompt
+    version) look for their calibrated one, if it is theirs: a profile fitted for another
+    model, prompt version or scorer is refused (an `UnreadableProfile`), never applied."""
+    scorer, fingerprint, prompt_version = wanted
+    fitted = {
+        "model": (profile.model_fingerprint, fingerprint),
+        "prompt version": (profile.prompt_version, prompt_version),
+        "scorer": (profile.scorer, scorer),
+    }
+    for what, (its, ours) in fitted.items():
+        if its != ours:
+            raise UnreadableProfile(
+                path,
+                f"judge profile {path} was fitted for the {what} {its or '(none)'!r}, not this "
+                f"run's {ours!r}; a profile decides only the runs it was fitted for: delete it "
+                "or refit it with `offline-recall calibrate`",
+            )
+    return profile
+
+
 def _why(error: Exception) -> str:
     """What is wrong with a profile file, in one line: for a malformed one, the first field
     refused and why (and how many more), not only that validation failed."""
@@ -381,13 +406,15 @@ def find_profile(
     """The rule a run of this scorer, model and prompt version uses: the user's calibrated
     profile if there is one, else the one shipped with a bundled model, else the manifest's
     plain threshold (with its `stated_p_yes` for claims, see `JudgeProfile.stated_p_yes`)."""
+    wanted = (scorer, fingerprint, prompt_version)
     candidates = [user_profile_path(scorer, fingerprint, prompt_version)]
     if scorer == RECALL:
         candidates.append(_legacy_user_profile_path(fingerprint, prompt_version))
     for user in candidates:
         if user.is_file():
-            return FoundProfile(load_profile(user), ProfileOrigin.CALIBRATED, user)
-    wanted = (scorer, fingerprint, prompt_version)
+            return FoundProfile(
+                _own(load_profile(user), user, wanted), ProfileOrigin.CALIBRATED, user
+            )
     for path in _bundled_profiles():
         profile = load_profile(path)
         if (profile.scorer, profile.model_fingerprint, profile.prompt_version) == wanted:

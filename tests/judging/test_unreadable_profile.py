@@ -12,6 +12,9 @@ from offline_recall import FakeEngine
 from offline_recall.cli import main
 from offline_recall.errors import ModelError
 from offline_recall.judging.profile import (
+    ProfileOrigin,
+    UnreadableProfile,
+    find_profile,
     load_profile,
     save_profile,
     threshold_profile,
@@ -53,7 +56,7 @@ def test_a_malformed_profile_names_the_field_refused_and_why(tmp_path: Path) -> 
     shipped = json.loads((MODELS / "smollm2-135m-instruct.v5.judge.json").read_text())
     path.write_text(json.dumps({**shipped, "threshold": "high"}))
     said = refusal(path)
-    why = "threshold: Input should be a valid number, unable to parse string as a number"
+    why = "threshold: Input should be a valid number"
     assert said == f"judge profile {path} cannot be read ({why}){TO_DO}"
     assert "validation error for JudgeProfile" not in said
     path.write_text("{}")
@@ -108,3 +111,75 @@ def test_a_run_under_a_stored_profile_with_a_nan_weight_is_refused_in_one_line(
     why = "weights.0: Input should be a finite number"
     assert f"Error: judge profile {stored} cannot be read ({why}){TO_DO}" in result.output
     assert not out.exists()
+
+
+def test_a_profile_weight_of_true_is_not_a_weight_of_one(tmp_path: Path) -> None:
+    path = tmp_path / "m.judge.json"
+    plain = threshold_profile(0.5).model_dump(mode="json")
+    for field, value in [("weights", [True]), ("bias", False), ("threshold", True)]:
+        path.write_text(json.dumps({**plain, field: value}))
+        where = f"{field}.0" if isinstance(value, list) else field
+        assert f"({where}: Input should be a valid number)" in refusal(path)
+    path.write_text(json.dumps({**plain, "rows": True}))
+    assert "(rows: Input should be a valid integer)" in refusal(path)
+
+
+def test_a_calibrated_profile_fitted_for_another_model_does_not_decide_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile copied where a run looks for its own would decide its verdicts with another
+    model's rule (and be recorded as the run's user-calibrated one)."""
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    fingerprint = FakeEngine(prompt_version="v5").identity.fingerprint
+    other = "qwen2.5-coder-1.5b-instruct@0123456789abcdef"
+    stored = save_profile(
+        threshold_profile(0.01, fingerprint=other, prompt_version="v5"),
+        user_profile_path(RECALL, fingerprint, "v5"),
+    )
+    data = tmp_path / "data.jsonl"
+    data.write_text(EXAMPLE.read_text())
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(main, ["score", str(data), "--backend", "fake", "--out", str(out)])
+    assert result.exit_code == 1
+    said = (
+        f"Error: judge profile {stored} was fitted for the model {other!r}, not this run's "
+        f"{fingerprint!r}; a profile decides only the runs it was fitted for: delete it or "
+        "refit it with `offline-recall calibrate`"
+    )
+    assert said in result.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "what"),
+    [
+        ("prompt_version", "v4", "prompt version"),
+        ("scorer", "context-precision-scorer", "scorer"),
+        ("model_fingerprint", "", "model"),
+    ],
+)
+def test_a_calibrated_profile_of_another_prompt_version_or_scorer_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str, value: str, what: str
+) -> None:
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path))
+    fingerprint = "tiny@0123456789abcdef"
+    ours = threshold_profile(0.7, fingerprint=fingerprint, prompt_version="v5")
+    stored = save_profile(
+        ours.model_copy(update={field: value}), user_profile_path(RECALL, fingerprint, "v5")
+    )
+    with pytest.raises(UnreadableProfile) as caught:
+        find_profile(RECALL, fingerprint, "v5", threshold=0.5)
+    assert caught.value.path == stored
+    shown = repr(value) if value else "'(none)'"
+    assert str(caught.value).startswith(f"judge profile {stored} was fitted for the {what} {shown}")
+    save_profile(ours, stored)
+    assert find_profile(RECALL, fingerprint, "v5", threshold=0.5).profile == ours
+
+
+def test_every_shipped_profile_is_found_for_its_own_model_and_prompts() -> None:
+    for path in sorted(MODELS.glob("*.judge.json")):
+        shipped = load_profile(path)
+        found = find_profile(
+            shipped.scorer, shipped.model_fingerprint, shipped.prompt_version, threshold=0.5
+        )
+        assert (found.origin, found.path) == (ProfileOrigin.SHIPPED, path)
