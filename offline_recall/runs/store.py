@@ -18,7 +18,9 @@ mount or in a received bundle is read as it is.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,11 +60,12 @@ def manifest_path(out: Path) -> Path:
 
 def store_files(store: Path) -> dict[str, Path]:
     """Every file a run store is kept in, by what it is: the database, its write-ahead log and
-    the log's index, and its lock."""
+    the log's index, the rollback journal SQLite may keep before the log is on, and its lock."""
     return {
         "run store": store,
         "run store's -wal file": Path(f"{store}-wal"),
         "run store's -shm file": Path(f"{store}-shm"),
+        "run store's -journal file": Path(f"{store}-journal"),
         "run store's lock": lock_path(store),
     }
 
@@ -111,13 +114,25 @@ def _reader(path: Path) -> sqlite3.Connection:
     raise error
 
 
-def _refuse_links(store: Path) -> None:
-    """Refuse a store whose files are symbolic links: a run never writes through one."""
+def _refuse_borrowed(store: Path) -> None:
+    """Refuse a store whose files are not its own: a symbolic link (a run never writes through
+    one) or a file with other names (a hard link: writing it would write another file)."""
     for what, path in store_files(store).items():
-        if path.is_symlink():
+        try:
+            found = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as e:
+            raise ConfigurationError(f"cannot use the {what} {path}: {e.strerror}") from None
+        if stat.S_ISLNK(found.st_mode):
             raise ConfigurationError(
                 f"the {what} {path} is a symbolic link; a run never writes through one: "
                 "give --out (or --store) a path of its own"
+            )
+        if found.st_nlink > 1:
+            raise ConfigurationError(
+                f"the {what} {path} is a file with other names (hard links); a run writes "
+                "only files of its own: remove it or give --out (or --store) a path of its own"
             )
 
 
@@ -152,8 +167,8 @@ def _refuse_foreign(path: Path) -> None:
 
 
 def remove_store(path: Path) -> None:
-    """Delete a run store's files (the database and its write-ahead log)."""
-    for suffix in ("", "-wal", "-shm"):
+    """Delete a run store's files (the database, its write-ahead log and any journal)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
@@ -177,7 +192,7 @@ class RunStore:
                 raise ConfigurationError(f"cannot read the run store {path}: {e}") from None
             return
         if self._lock is not None and path is not None:
-            _refuse_links(path)
+            _refuse_borrowed(path)
             self._lock.acquire()
             try:
                 _refuse_foreign(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -125,3 +126,22 @@ def test_a_store_of_another_schema_is_refused(tmp_path: Path) -> None:
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
     code, output = run(out)
     assert code == 1 and "another version of offline-recall" in output
+
+
+@pytest.mark.parametrize("part", ["", "-wal", "-shm", "-journal"])
+def test_a_store_file_with_another_name_is_refused_and_left_alone(
+    tmp_path: Path, part: str
+) -> None:
+    """SQLite writes its database and side files in place: a hard link planted at one of them
+    would have another file overwritten."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("someone else's file\n")
+    out = tmp_path / "r.jsonl"
+    planted = Path(f"{default_store_path(out)}{part}")
+    os.link(victim, planted)
+    code, output = run(out)
+    assert code == 1
+    what = f"run store's {part} file" if part else "run store"
+    assert f"Error: the {what} {planted} is a file with other names (hard links)" in output
+    assert victim.read_text() == "someone else's file\n"
+    assert not out.exists()

@@ -134,3 +134,43 @@ def test_a_run_whose_store_is_complete_says_nothing_is_left(tmp_path: Path) -> N
     assert "1 of 1 rows are in the store" in done.stderr
     assert "none is left to score, writing the results" in done.stderr
     assert "scoring the rest" not in done.stderr
+
+
+def test_a_hard_link_at_the_lock_is_refused_and_its_file_left_alone(tmp_path: Path) -> None:
+    """`O_NOFOLLOW` stops a symbolic link only: a hard link is another name of the same file,
+    which the lock would truncate and fill with its holder's process id."""
+    from offline_recall.runs.lock import StoreLock
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("someone else's file\n")
+    store = tmp_path / "s.run.sqlite"
+    os.link(victim, lock_path(store))
+    with pytest.raises(ConfigurationError) as refused:
+        StoreLock(store).acquire()
+    said = str(refused.value)
+    assert said.startswith(f"the run store's lock {lock_path(store)} is a file with other names")
+    assert "\n" not in said
+    assert victim.read_text() == "someone else's file\n"
+    with pytest.raises(ConfigurationError, match="is a file with other names"):
+        RunStore(store)
+    assert victim.read_text() == "someone else's file\n"
+
+
+def test_the_lock_is_removed_from_its_own_folder_never_through_a_link_in_its_place(
+    tmp_path: Path,
+) -> None:
+    """A folder moved away while a run holds its store, and a link put in its place: the lock
+    leaves the moved folder, and a file of the same name where the link points stays."""
+    from offline_recall.runs.lock import StoreLock
+
+    folder, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    lock = StoreLock(folder / "s.run.sqlite")
+    lock.acquire()
+    (elsewhere / "s.run.sqlite.lock").write_text("someone else's file\n")
+    folder.rename(tmp_path / "moved")
+    folder.symlink_to(elsewhere)
+    lock.release()
+    assert not (tmp_path / "moved" / "s.run.sqlite.lock").exists()
+    assert (elsewhere / "s.run.sqlite.lock").read_text() == "someone else's file\n"
