@@ -13,6 +13,7 @@ import click
 
 from ..printable import printable
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
+from .engine_log import verbose_option
 from .options import (
     finite_scale,
     judge_model_options,
@@ -32,7 +33,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
     """`--model`, `--backend`, `-o`, the server engine's flags, `--judge-model`,
     `--judge-backend`, `--scorer` (the scorers to `verb`), `--scale` (its help ending in
-    `scale_note`) and `--no-judge-note`, given to the command as one `chosen: RunChoice`."""
+    `scale_note`), `--no-judge-note` and `--verbose`, given to the command as one
+    `chosen: RunChoice`."""
 
     def apply(command: F) -> F:
         @functools.wraps(command)
@@ -42,6 +44,7 @@ def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
 
         made: Any = chosen_run
         for option in (
+            verbose_option,
             click.option(
                 "--no-judge-note",
                 is_flag=True,
@@ -89,6 +92,8 @@ class RunChoice:
     scorer_list: tuple[str, ...]
     scale: float
     no_judge_note: bool
+    verbose: bool
+    """The engine's own messages on the terminal, not in a log file."""
 
     @property
     def scorers(self) -> list[str]:

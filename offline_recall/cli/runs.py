@@ -20,6 +20,7 @@ from ..runs.verify import Contact, verify_run
 from ..scorer.registry import RECALL, SCORERS
 from ..urls import credentials_in
 from . import COMMANDS
+from .engine_log import engine_log_path, engine_messages, verbose_option
 from .options import parse_scorers
 from .progress import RunBar
 
@@ -346,6 +347,7 @@ def compare(
 )
 @click.option("--judge-base-url", default=None, metavar="URL", help="The same for a judge model.")
 @click.option("--judge-api-key-env", default=None, metavar="VAR", help="Its key's variable.")
+@verbose_option
 def verify(
     run: Path,
     sample: int | None,
@@ -355,6 +357,7 @@ def verify(
     api_key_env: str | None,
     judge_base_url: str | None,
     judge_api_key_env: str | None,
+    verbose: bool,
 ) -> None:
     """Re-score RUN (a result file of `score`, its .run.sqlite store, or a Ray run's shards
     folder) and compare.
@@ -377,7 +380,9 @@ def verify(
             click.echo(
                 f"verify: contacting only {printable(url)} (given on the command line)", err=True
             )
-    with RunBar(Console(stderr=True), what="rows re-scored") as bar:
+    console = Console(stderr=True)
+    log = None if verbose else engine_log_path("verify")
+    with engine_messages(console, log), RunBar(console, what="rows re-scored") as bar:
         report = verify_run(run, sample, seed, bar, contact)
     for change in report.environment:
         click.echo(f"warning: engine package changed since the run: {printable(change)}", err=True)

@@ -15,6 +15,7 @@ import click
 from ..printable import printable
 from ..scorer.registry import reads_context, scorer_kind
 from . import COMMANDS
+from .engine_log import engine_log_path, engine_messages
 from .options import (
     fail_under_option,
     model_files,
@@ -145,7 +146,8 @@ def score(
         store_path = default_store_path(out)
     read = {str(data): data} | model_files("--model", chosen.model)
     check_destinations(
-        _destinations(out, store_path), read | model_files("--judge-model", chosen.judge_model)
+        _destinations(out, store_path, chosen.verbose),
+        read | model_files("--judge-model", chosen.judge_model),
     )
     fields = parse_mapping(mapping)
     dataset = open_dataset(data, fields, context_sep, context_required=reads_context(scorers))
@@ -170,11 +172,12 @@ def score(
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
     given = InputSpec.of(data, fields, context_sep, dataset.sha256)
+    log = None if chosen.verbose else engine_log_path("score", out)
 
     if where.ray is not None:
         if store_path is not None:
             raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
-        with _resumable(console, "the run's shards"):
+        with _resumable(console, "the run's shards"), engine_messages(console, log):
             ray = score_on_ray(where, run, dataset, given, out, form, restart, console)
         written = out if where.merge else None
         _report(console, started, form, ray, spec, written, gates, max_failed, dataset.where)
@@ -184,6 +187,7 @@ def score(
         with (
             _resumable(console, None if store_path is None else f"the run store {store_path}"),
             RunStore(store_path, restart=restart) as store,
+            engine_messages(console, log),
         ):
             first = LOADING if judged else "scoring: the scorers ask no model"
             bar = RunBar(console, dataset.total, first=first, done=len(store.done()))
@@ -277,14 +281,16 @@ def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
             )
 
 
-def _destinations(out: Path | None, store: Path | None) -> list[tuple[str, Path]]:
-    """Every file a run writes: the results, the manifest beside them, the store, its log and
-    its lock."""
+def _destinations(out: Path | None, store: Path | None, verbose: bool) -> list[tuple[str, Path]]:
+    """Every file a run writes: the results, the manifest and the engine's log beside them
+    (none with --verbose), the store, its log and its lock."""
     from ..runs.store import manifest_path, store_files
 
     paths: list[tuple[str, Path]] = []
     if out is not None:
         paths += [("--out", out), ("the manifest beside --out", manifest_path(out))]
+        if not verbose:
+            paths += [("the engine's log beside --out", engine_log_path("score", out))]
     if store is not None:
         files = store_files(store)
         paths += [("--store", store)]

@@ -86,7 +86,7 @@ def test_extraction_follows_the_schema(engine: Engine) -> None:
 
 def _score_example_on_vllm(out: Path, model_cache: Path, *options: str) -> str:
     """The example scored by `offline-recall score --backend vllm` in a process of its own,
-    with no claim cache; its standard output."""
+    with no claim cache; its standard output, then its standard error."""
     done = run_cli(
         "score",
         str(EXAMPLE),
@@ -98,7 +98,7 @@ def _score_example_on_vllm(out: Path, model_cache: Path, *options: str) -> str:
         str(out),
         env={"OFFLINE_RECALL_CACHE": str(model_cache)},
     )
-    return done.stdout
+    return done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +116,18 @@ def test_cli_scores_the_example_with_vllm(example_run: tuple[Path, str]) -> None
     assert "mean recall" in stdout
     spec = json.loads(Path(f"{out}.manifest.json").read_text())["spec"]
     assert spec["engine"]["options"]["dtype"] == native_dtype()
+
+
+def test_cli_keeps_vllms_own_messages_in_the_log_it_names(example_run: tuple[Path, str]) -> None:
+    """vLLM's INFO and WARNING lines (its configuration, NUMA binding, Triton, torch's
+    warnings), from this process and its workers, are in the log beside the results; the
+    terminal shows the run's own lines and one line naming the log."""
+    out, shown = example_run
+    log = Path(f"{out}.engine.log")
+    assert "vllm" in log.read_text()
+    engine_lines = [line for line in shown.splitlines() if " INFO " in line or "WARNING" in line]
+    assert engine_lines == [], engine_lines
+    assert sum(str(log) in line for line in shown.splitlines()) == 1, shown
 
 
 def test_scorer_on_vllm_is_repeatable(
