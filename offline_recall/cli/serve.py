@@ -16,7 +16,6 @@ from ..service import (
     TOKEN_ENV,
 )
 from . import COMMANDS
-from .engine_log import engine_log_path, engine_messages
 from .run_options import RunChoice, resolve_announced, run_options
 
 SERVER_PACKAGES = ("starlette", "uvicorn")
@@ -150,32 +149,30 @@ def serve(
     spec = run.spec
     sock = bind(host, port)
     worker = Worker()
-    log = None if chosen.verbose else engine_log_path("serve")
     try:
-        with engine_messages(console, log) as output:
-            scoring = worker.call(lambda: Scoring.start(run))
-            try:
-                batcher = Batcher(
-                    scoring,
-                    worker,
-                    spec.digest,
-                    size=scoring.window,
-                    wait=batch_wait / 1000,
-                    work=max_work,
-                )
-                settings = Settings(
-                    token=token,
-                    max_request_bytes=max_request_bytes,
-                    read_timeout=read_timeout,
-                    max_connections=max_connections,
-                    max_work=max_work,
-                    max_characters=max_characters,
-                )
-                app = service_app(spec, batcher, settings)
-                click.echo(f"listening on {url_of(sock)}", file=output.stdout)
-                serve_socket(app, sock)
-            finally:
-                worker.call(scoring.close)
+        scoring = worker.call(lambda: Scoring.start(run))
+        try:
+            batcher = Batcher(
+                scoring,
+                worker,
+                spec.digest,
+                size=scoring.window,
+                wait=batch_wait / 1000,
+                work=max_work,
+            )
+            settings = Settings(
+                token=token,
+                max_request_bytes=max_request_bytes,
+                read_timeout=read_timeout,
+                max_connections=max_connections,
+                max_work=max_work,
+                max_characters=max_characters,
+            )
+            app = service_app(spec, batcher, settings)
+            click.echo(f"listening on {url_of(sock)}")
+            serve_socket(app, sock)
+        finally:
+            worker.call(scoring.close)
     finally:
         worker.shutdown()
         sock.close()

@@ -5,8 +5,9 @@ starts its engine once, and scores each request's run through the same rows-to-r
 `score` (`runs.local.score_window`), so a served result is the one `score` writes for the
 same row. Requests that arrive together are scored together: one worker feeds the engine in
 batches (`batcher.py`). What a request may hold and how it is read is in `requests.py`; the
-HTTP side (routes, bearer token, size and work bounds, health) in `app.py`; listening, with
-its read timeout and connection cap, in `listen.py`.
+HTTP side (routes, bearer token, size and work bounds, health) in `app.py`; what a request
+must be before it is read (its `Host`, its `Content-Type`, its framing) in `guard.py`;
+listening, with its read timeout and connection cap, in `listen.py`.
 """
 
 from __future__ import annotations

@@ -4,10 +4,12 @@ A score request's body is one run (see `requests.py`); the answer is the scorer'
 `score` writes it under `results.<scorer id>` (`score`, `reason`, `status`, the verdicts, the
 model fingerprint, prompt version and judge profile). Every failure is that request's own
 answer, `{"error": "..."}` with its status: 400 a run that cannot be read, 401 a missing or
-wrong bearer token, 404 a scorer the service does not run, 408 a body that did not arrive in
-time, 413 a body over the bound or a run asking more work than the service's limits (naming
-the limit), 500 a batch that failed to score, 503 a service stopping or holding its most
-connections. A request whose client disconnects is dropped before it is scored.
+wrong bearer token, 403 a `Host` that is not the service's and 415 a body that is not
+`application/json` (both from `guard.py`, before the application), 404 a scorer the service
+does not run, 408 a body that did not arrive in time, 413 a body over the bound or a run
+asking more work than the service's limits (naming the limit), 500 a batch that failed to
+score, 503 a service stopping or holding its most connections. A request whose client
+disconnects is dropped before it is scored.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -31,16 +34,20 @@ from ..runs.spec import RunSpec
 from ..scorer.registry import SCORERS, scorer_kind
 from . import MAX_CHARACTERS, MAX_CONNECTIONS, MAX_WORK, READ_TIMEOUT
 from .batcher import Batcher, ScoringFailed, ServiceStopping
+from .guard import Guard
 from .requests import RequestError, ScoreRequest, read_request
 
 
 @dataclass(frozen=True)
 class Settings:
     """What a request must satisfy besides its run: the bearer token (None: none asked), the
-    largest body accepted, in bytes, and the service's bounds (see `service`'s constants)."""
+    largest body accepted, in bytes, the service's bounds (see `service`'s constants), and the
+    names its `Host` may give besides loopback and the address it reached (`guard.py`)."""
 
     token: str | None
     max_request_bytes: int
+    hosts: tuple[str, ...] = ()
+    """The `--host` the service listens on and each `--allow-host`."""
     read_timeout: float = READ_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
     max_work: int = MAX_WORK
@@ -295,7 +302,10 @@ def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlett
         Route("/score/{scorer}", post_score, methods=["POST"]),
     ]
     handlers: dict[Any, Any] = {HTTPException: not_found}
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    guard = Middleware(Guard, hosts=settings.hosts)
+    app = Starlette(
+        routes=routes, middleware=[guard], exception_handlers=handlers, lifespan=lifespan
+    )
     app.state.settings = settings  # the connection bounds, read where it is served
     app.state.halt = batcher.halt  # on a stop, before the connections are waited for
     return app

@@ -3,8 +3,9 @@
 The connections are bounded here, below the application: at most `max_connections` are held
 open (one more is answered 503 and closed at once), and a request's head must arrive within
 `read_timeout` seconds of the connection (or of the previous answer on a kept-alive one), else
-it is answered 408 and closed. The body's own timeout is the application's (`app._body`). On
-a stop, every request not answered yet is answered 503 before the connections are waited for.
+it is answered 408 and closed. The body's own timeout is the application's (`app._body`). A
+request the HTTP parser cannot read is answered 400 `{"error": ...}` and closed. On a stop,
+every request not answered yet is answered 503 before the connections are waited for.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def refusal(status: int, message: str) -> bytes:
     """A whole HTTP answer `{"error": message}` that closes the connection, for a connection
     refused below the application."""
     body = json.dumps({"error": message}).encode()
-    phrase = {408: "Request Timeout", 503: "Service Unavailable"}[status]
+    phrase = {400: "Bad Request", 408: "Request Timeout", 503: "Service Unavailable"}[status]
     head = (
         f"HTTP/1.1 {status} {phrase}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
@@ -134,6 +135,11 @@ def bounded_protocol(
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
+
+        def send_400_response(self, msg: str) -> None:
+            """A request the parser refused (malformed, or framed two ways): said as JSON."""
+            self.transport.write(refusal(400, "the request is not valid HTTP/1.1"))
+            self.transport.close()
 
     return Bounded
 

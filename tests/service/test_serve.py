@@ -51,9 +51,13 @@ def service() -> Iterator[str]:
         yield url
 
 
-def post(url: str, scorer: str, body: Any, **kwargs: Any) -> httpx.Response:
+JSON = {"Content-Type": "application/json"}
+
+
+def post(url: str, scorer: str, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return httpx.post(f"{url}/score/{scorer}", content=content, timeout=60, **kwargs)
+    sent = {**JSON, **(headers or {})}
+    return httpx.post(f"{url}/score/{scorer}", content=content, headers=sent, timeout=60)
 
 
 def test_a_served_result_is_the_one_score_writes(service: str, tmp_path: Path) -> None:
@@ -143,6 +147,20 @@ def test_an_unknown_scorer_or_endpoint_says_what_the_service_runs(service: str) 
     assert httpx.get(f"{service}/score/context-recall-scorer").status_code == 405
 
 
+def test_a_web_page_cannot_post_work_or_read_answers(service: str) -> None:
+    """A page's "simple" cross-site request (a form's text/plain POST) is refused with 415,
+    a request addressed to another name (DNS rebinding) with 403; the service goes on."""
+    run = json.dumps({"groundTruth": "The sky is blue.", "context": ["The sky is blue."]})
+    scored = f"{service}/score/context-recall-scorer"
+    simple = httpx.post(scored, content=run, headers={"Content-Type": "text/plain"}, timeout=60)
+    assert simple.status_code == 415
+    assert "application/json" in simple.json()["error"]
+    rebound = {**JSON, "Host": f"rebound.example:{urlsplit(service).port}"}
+    assert httpx.post(scored, content=run, headers=rebound, timeout=60).status_code == 403
+    assert httpx.get(f"{service}/health", headers=rebound, timeout=60).status_code == 403
+    assert post(service, "context-recall-scorer", json.loads(run)).json()["score"] == 1.0
+
+
 def _raw(url: str) -> socket.socket:
     parts = urlsplit(url)
     assert parts.hostname is not None and parts.port is not None
@@ -152,7 +170,7 @@ def _raw(url: str) -> socket.socket:
 def test_a_client_that_disconnects_mid_request_leaves_the_service_serving(service: str) -> None:
     body = json.dumps({"groundTruth": "The sky is blue.", "context": ["The sky is blue."]})
     head = (
-        "POST /score/context-recall-scorer HTTP/1.1\r\nHost: x\r\n"
+        "POST /score/context-recall-scorer HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n"
     )
     with _raw(service) as half:  # gone halfway through its body
@@ -177,7 +195,8 @@ def test_a_request_over_the_bound_is_refused_with_413(service: str) -> None:
         yield fits.encode()
         yield b" "
 
-    streamed = httpx.post(f"{service}/score/context-recall-scorer", content=chunks(), timeout=60)
+    scored = f"{service}/score/context-recall-scorer"
+    streamed = httpx.post(scored, content=chunks(), headers=JSON, timeout=60)
     assert streamed.status_code == 413
     assert httpx.get(f"{service}/health").status_code == 200
 

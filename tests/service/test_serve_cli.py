@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
 from offline_recall.cli import main
 from offline_recall.service import listen
@@ -77,6 +78,21 @@ def test_listening_beyond_loopback_is_warned_about(not_served: list[str]) -> Non
     quiet = serve()
     assert not_served[-1] == "127.0.0.1"  # the default
     assert "warning" not in quiet.stderr
+
+
+def test_names_given_with_allow_host_may_address_the_service(
+    not_served: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    apps: list[Any] = []
+    monkeypatch.setattr(listen, "serve_socket", lambda app, sock: apps.append(app))
+    done = serve("--allow-host", "rag.internal", "--allow-host", "box.lan:8765")
+    assert done.exit_code == 0, done.output
+    client = TestClient(apps[0], base_url="http://127.0.0.1:8765")
+    for host in ("rag.internal:8765", "box.lan", "localhost:8765", "127.0.0.1"):
+        assert client.get("/health", headers={"Host": host}).status_code == 200, host
+    refused = client.get("/health", headers={"Host": "evil.example:8765"})
+    assert refused.status_code == 403
+    assert "--allow-host NAME" in refused.json()["error"]
 
 
 def test_a_port_in_use_is_one_line() -> None:

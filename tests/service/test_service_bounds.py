@@ -31,6 +31,7 @@ from ..conftest import RECALL
 from .test_serve_batching import Recording, row, scoring
 
 RUN = {"groundTruth": "Paris is in France.", "context": ["Paris is in France."]}
+JSON = {"Content-Type": "application/json"}
 
 
 @dataclass
@@ -102,7 +103,7 @@ def test_a_head_that_does_not_arrive_in_time_is_answered_408_and_closed() -> Non
     with served(read_timeout=1.0) as service:
         silent = _connect(service.port)
         dripping = _connect(service.port)
-        dripping.sendall(b"POST /score/context-recall-scorer HTTP/1.1\r\nHost: x\r\n")
+        dripping.sendall(b"POST /score/context-recall-scorer HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         started = time.monotonic()
         for sock in (silent, dripping):
             status, error = _status_and_error(_answer(sock, within=5))
@@ -116,7 +117,7 @@ def test_a_body_that_does_not_arrive_in_time_is_answered_408_and_closed() -> Non
     with served(read_timeout=1.0) as service:
         sock = _connect(service.port)
         sock.sendall(
-            b"POST /score/context-recall-scorer HTTP/1.1\r\nHost: x\r\n"
+            b"POST /score/context-recall-scorer HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ground'
         )
         status, error = _status_and_error(_answer(sock, within=5))
@@ -239,7 +240,7 @@ def test_a_stop_during_a_long_batch_answers_waiting_clients_503_without_a_traceb
 def test_a_number_too_long_in_a_request_is_a_400_json_error() -> None:
     with served() as service:
         body = b'{"groundTruth": ' + b"9" * 5000 + b', "context": ["x"]}'
-        answer = httpx.post(f"{service.url}/score/{RECALL}", content=body, timeout=30)
+        answer = httpx.post(f"{service.url}/score/{RECALL}", content=body, headers=JSON, timeout=30)
         assert answer.status_code == 400
         assert answer.json() == {
             "error": "the body cannot be read: a number has more than 4300 digits"
