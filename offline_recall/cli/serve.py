@@ -16,6 +16,7 @@ from ..service import (
     TOKEN_ENV,
 )
 from . import COMMANDS
+from .engine_log import engine_log_path, engine_messages
 from .run_options import RunChoice, resolve_announced, run_options
 
 SERVER_PACKAGES = ("starlette", "uvicorn")
@@ -55,6 +56,16 @@ def host_warning(host: str, token: str | None) -> str | None:
     show_default=True,
     help="The address to listen on. Anything but loopback lets other machines send runs: "
     "a warning says so.",
+)
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name clients may address the service by (repeatable), besides 127.0.0.1, "
+    "localhost, [::1] and the --host it listens on: a request whose Host header names "
+    "anything else is refused with 403, so a web page cannot reach it through a name rebound "
+    "to this machine.",
 )
 @click.option(
     "--port",
@@ -112,6 +123,7 @@ def host_warning(host: str, token: str | None) -> str | None:
 def serve(
     chosen: RunChoice,
     host: str,
+    allowed_hosts: tuple[str, ...],
     port: int,
     max_request_bytes: int,
     batch_wait: float,
@@ -128,8 +140,10 @@ def serve(
     verdicts). `GET /health` says which model, prompt versions and judge profiles score.
     Requests that arrive together are scored in one batch. It listens on 127.0.0.1 unless
     --host says otherwise; when the environment variable OFFLINE_RECALL_SERVE_TOKEN is set,
-    every request must carry `Authorization: Bearer <its value>`. The address is printed on
-    standard output once the model is loaded; Ctrl-C stops it.
+    every request must carry `Authorization: Bearer <its value>`. A request must name the
+    service in its Host header (its address, localhost, or a name given with --allow-host), and
+    a POST must be `Content-Type: application/json`, so that a web page cannot use it. The
+    address is printed on standard output once the model is loaded; Ctrl-C stops it.
     """
     _require_server()
     from rich.console import Console
@@ -149,30 +163,33 @@ def serve(
     spec = run.spec
     sock = bind(host, port)
     worker = Worker()
+    log = None if chosen.verbose else engine_log_path("serve")
     try:
-        scoring = worker.call(lambda: Scoring.start(run))
-        try:
-            batcher = Batcher(
-                scoring,
-                worker,
-                spec.digest,
-                size=scoring.window,
-                wait=batch_wait / 1000,
-                work=max_work,
-            )
-            settings = Settings(
-                token=token,
-                max_request_bytes=max_request_bytes,
-                read_timeout=read_timeout,
-                max_connections=max_connections,
-                max_work=max_work,
-                max_characters=max_characters,
-            )
-            app = service_app(spec, batcher, settings)
-            click.echo(f"listening on {url_of(sock)}")
-            serve_socket(app, sock)
-        finally:
-            worker.call(scoring.close)
+        with engine_messages(console, log) as output:
+            scoring = worker.call(lambda: Scoring.start(run))
+            try:
+                batcher = Batcher(
+                    scoring,
+                    worker,
+                    spec.digest,
+                    size=scoring.window,
+                    wait=batch_wait / 1000,
+                    work=max_work,
+                )
+                settings = Settings(
+                    token=token,
+                    max_request_bytes=max_request_bytes,
+                    hosts=(host, *allowed_hosts),
+                    read_timeout=read_timeout,
+                    max_connections=max_connections,
+                    max_work=max_work,
+                    max_characters=max_characters,
+                )
+                app = service_app(spec, batcher, settings)
+                click.echo(f"listening on {url_of(sock)}", file=output.stdout)
+                serve_socket(app, sock)
+            finally:
+                worker.call(scoring.close)
     finally:
         worker.shutdown()
         sock.close()
