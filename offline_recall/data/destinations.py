@@ -5,7 +5,9 @@ a mistyped path fails in one line instead of replacing a device, a FIFO or the d
 The inputs include the files a command reads beside the ones it is given (a run's manifest and
 store, a model's manifest and the files of its folder), and the destinations include the files
 it writes beside the ones it is given (a manifest, a store's log files and its lock). A
-symbolic link is never a destination: nothing is written through one.
+symbolic link is never a destination, nor a folder on the way to one: nothing is written
+through one. Whether a destination can be written is decided by trying, and a file or folder
+its owner made read-only is refused even where the user could write it anyway (root).
 
 Folders follow one rule too (`check_own_folder`): a folder the project writes into or cleans
 (the Mastra module, a Ray run's shard folder, the probed-servers registry, the parts of a
@@ -50,6 +52,7 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 def _refuse_unwritable(option: str, path: Path) -> None:
+    refuse_linked_folders(option, path)
     try:
         mode = os.lstat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
@@ -70,10 +73,68 @@ def _refuse_unwritable(option: str, path: Path) -> None:
         folder = folder.parent
     if not folder.is_dir():
         raise ConfigurationError(f"{option} {path}: {folder} is a file, not a folder")
-    if mode is None and not os.access(folder, os.W_OK | os.X_OK):
+    # A file is replaced by one written beside it, and a store's side files are made beside
+    # it: the folder must take a new file whether or not the file exists.
+    if _read_only(folder) or not _takes_files(folder):
         raise ConfigurationError(f"{option} {path}: the folder {folder} is not writable")
-    if mode is not None and not os.access(path, os.W_OK):
+    if mode is not None and (_read_only(path) or not _opens_for_writing(path)):
         raise ConfigurationError(f"{option} {path} is read-only")
+
+
+def _read_only(path: Path) -> bool:
+    """Whether `path`'s owner made it read-only (no write permission for the owner): refused
+    even where the user can write it anyway, as root can."""
+    return not os.stat(path).st_mode & stat.S_IWUSR
+
+
+def _takes_files(folder: Path) -> bool:
+    """Whether a file can be made in `folder`: tried, with a file removed at once."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".offline-recall-check-", dir=folder)
+    except OSError:
+        return False
+    os.close(handle)
+    os.unlink(name)
+    return True
+
+
+def _opens_for_writing(path: Path) -> bool:
+    """Whether the regular file `path` opens for writing: tried, changing nothing in it."""
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        os.close(os.open(path, flags))
+    except OSError:
+        return False
+    return True
+
+
+def linked_folder(path: Path) -> Path | None:
+    """The first folder on the way to `path` that is a symbolic link, else None. A link in the
+    file system's root folder is the system's, passed (`/tmp` on macOS, `/bin` where `/usr` is
+    merged): only an administrator can make one there."""
+    absolute = path.absolute()  # the working folder as the system names it, without links
+    walked = Path(absolute.anchor)
+    for part in absolute.parts[1:-1]:
+        walked = walked / part
+        try:
+            mode = os.lstat(walked).st_mode
+        except OSError:
+            return None  # no further folder exists, or none can be looked at
+        if stat.S_ISLNK(mode) and walked.parent != Path(absolute.anchor):
+            return walked
+    return None
+
+
+def refuse_linked_folders(what: str, path: Path) -> None:
+    """Refuse, in one line, a `path` reached through a folder that is a symbolic link (see
+    `linked_folder`): nothing is written through one. Checked before any work, and again
+    where a run writes its last files, in case a folder was swapped for a link meanwhile."""
+    link = linked_folder(path)
+    if link is not None:
+        raise ConfigurationError(
+            f"{what} {path}: the folder {link} on its way is a symbolic link, which is never "
+            "written through; give the path without links"
+        )
 
 
 def check_destinations(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset
+from ..data.destinations import refuse_linked_folders
 from ..scorer.results import Status
 from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
 from .resolve import ResolvedRun, resolve_recorded
@@ -114,7 +115,13 @@ def run_dataset(
     dataset was read (its path and field mapping): with the spec, it is the run's identity.
     `keep_records` returns every record too. Stopped from the keyboard, it raises
     `Interrupted`, saying how many rows the store keeps.
+
+    `out` is refused when a folder on its way is a symbolic link, before the rows are scored
+    and again as the results and the manifest are written: a folder swapped for a link while
+    the run scores is never written through.
     """
+    if out is not None:
+        refuse_linked_folders("the results", out)
     try:
         run = spec if isinstance(spec, ResolvedRun) else resolve_recorded(spec)
         manifest = build_manifest(run, given)
@@ -129,8 +136,11 @@ def run_dataset(
         store.abandon()
         raise
     fmt = output_format(out) if out is not None else OutputFormat.JSONL
+    if out is not None:
+        refuse_linked_folders("the results", out)
     summaries = store.finish(out, fmt, run.spec.scorer_ids)
     if out is not None:
+        refuse_linked_folders("the manifest", manifest_path(out))
         write_manifest(manifest_path(out), manifest)
     records = list(store.records()) if keep_records else []
     failed = []

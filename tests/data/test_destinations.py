@@ -299,3 +299,55 @@ def test_pin_out_into_the_pinned_folder_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "is the input FOLDER's config.json" in result.output
     assert config.read_text() == '{"model_type": "llama"}\n'
+
+
+def test_out_through_a_linked_folder_is_refused_and_nothing_written_there(
+    tmp_path: Path,
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "runs").symlink_to(elsewhere)
+    out = tmp_path / "runs" / "today" / "r.jsonl"
+    code, output = _score(str(_data(tmp_path)), "--out", str(out))
+    assert code == 1
+    said = (
+        f"Error: --out {out}: the folder {tmp_path / 'runs'} on its way is a symbolic link, "
+        "which is never written through; give the path without links"
+    )
+    assert said in output
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_link_in_the_file_systems_root_is_the_systems_and_passed() -> None:
+    from offline_recall.data.destinations import linked_folder
+
+    system = next((p for p in sorted(Path("/").iterdir()) if p.is_symlink()), None)
+    if system is None:
+        pytest.skip("no link in this file system's root folder")
+    assert linked_folder(system / "x" / "r.jsonl") is None
+
+
+def test_a_file_made_read_only_is_refused_even_to_root(tmp_path: Path) -> None:
+    """Root can write any file, but a file its owner made read-only is kept as it is."""
+    out = tmp_path / "r.jsonl"
+    out.write_text("kept\n")
+    out.chmod(0o444)
+    code, output = _score(str(_data(tmp_path)), "--out", str(out))
+    assert code == 1
+    assert f"Error: --out {out} is read-only" in output
+    _unchanged(out, b"kept\n")
+    assert not Path(f"{out}.run.sqlite").exists()
+
+
+def test_a_folder_made_read_only_is_refused_even_to_root(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    folder.chmod(0o555)
+    out = folder / "r.jsonl"
+    try:
+        code, output = _score(str(_data(tmp_path)), "--out", str(out))
+        assert code == 1
+        assert f"Error: --out {out}: the folder {folder} is not writable" in output
+        assert list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o755)

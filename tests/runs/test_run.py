@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from offline_recall.cli import main
 from offline_recall.data.dataset import Dataset, open_dataset
-from offline_recall.runs.execute import ResultStore, run_dataset
+from offline_recall.runs.execute import ResultStore, Say, run_dataset
 from offline_recall.runs.local import LocalRunner, RunProgress
 from offline_recall.runs.manifest import InputSpec, RunIdentity, RunManifest
-from offline_recall.runs.resolve import resolve_spec
+from offline_recall.runs.resolve import ResolvedRun, resolve_spec
 from offline_recall.runs.results import ItemRecord, OutputFormat
 from offline_recall.runs.spec import RunSpec
 from offline_recall.runs.store import RunStore, default_store_path, manifest_path
@@ -146,3 +146,35 @@ def test_a_failed_run_abandons_the_store_and_writes_nothing(tmp_path: Path, wher
     with pytest.raises(RuntimeError, match=f"failed in {where}"):
         run_dataset(fake_spec(), open_dataset(EXAMPLE), InputSpec.of(EXAMPLE), store, out)
     assert store.calls[-1] == "abandon" and not manifest_path(out).exists()
+
+
+def test_a_folder_swapped_for_a_link_while_the_run_scores_is_not_written_through(
+    tmp_path: Path,
+) -> None:
+    """The results' folder is checked before scoring and again as the results and the
+    manifest are written: a link put in its place meanwhile is refused, its target left empty,
+    and the store's lock leaves the folder the store is in."""
+    from offline_recall.errors import ConfigurationError
+
+    folder, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    out = folder / "r.jsonl"
+
+    class Swapped(LocalRunner):
+        def score(self, run: ResolvedRun, dataset: Dataset, say: Say) -> None:
+            super().score(run, dataset, say)
+            folder.rename(tmp_path / "moved")
+            folder.symlink_to(elsewhere)
+
+    spec, dataset, given = fake_spec(), open_dataset(EXAMPLE), InputSpec.of(EXAMPLE)
+    with pytest.raises(ConfigurationError) as refused, RunStore(default_store_path(out)) as store:
+        run_dataset(spec, dataset, given, Swapped(store), out)
+    assert str(refused.value) == (
+        f"the results {out}: the folder {folder} on its way is a symbolic link, which is never "
+        "written through; give the path without links"
+    )
+    assert list(elsewhere.iterdir()) == []
+    kept = {p.name for p in (tmp_path / "moved").iterdir()}
+    assert "r.jsonl.run.sqlite" in kept and "r.jsonl.run.sqlite.lock" not in kept
+    assert "r.jsonl" not in kept and "r.jsonl.manifest.json" not in kept
