@@ -60,16 +60,32 @@ def duration(seconds: float) -> str:
     return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def pace(scored: int, seconds: float, left: int | None, since: float = 0.0) -> str | None:
-    """`scored` rows in `seconds` as rows per second, and the time the `left` rows take at
-    that rate, less the `since` seconds gone since it was measured; None before any row."""
+ESTIMATING = "estimating"
+"""What the progress says for the time left while no measured rate gives it: before the first
+work is measured, and when the work in progress has outrun the rate measured so far."""
+
+
+def rate_text(scored: int, seconds: float) -> str | None:
+    """`scored` rows in `seconds` as rows per second; None before any row."""
     if scored <= 0 or seconds <= 0:
         return None
     rate = scored / seconds
-    text = f"{rate:.2f} rows/s" if rate < 1 else f"{rate:.1f} rows/s"
-    if left:
-        text += f", about {duration(max(left / rate - since, 0.0))} left"
-    return text
+    return f"{rate:.2f} rows/s" if rate < 1 else f"{rate:.1f} rows/s"
+
+
+def left_text(seconds: float | None) -> str:
+    """The time left as the progress says it: `about 45 s left`, never less than a second
+    while work remains, or `estimating` (None: no measured rate gives it)."""
+    return ESTIMATING if seconds is None else f"about {duration(max(seconds, 1.0))} left"
+
+
+def pace(scored: int, seconds: float, left: int | None) -> str | None:
+    """`scored` rows in `seconds` as rows per second, and the time the `left` rows take at
+    that rate; None before any row."""
+    rate = rate_text(scored, seconds)
+    if rate is None or not left:
+        return rate
+    return f"{rate}, {left_text(left * seconds / scored)}"
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,17 @@ class _Verdicts:
     told: float
     done: int
     total: int
+
+    def left(self, now: float) -> float | None:
+        """Seconds its verdicts left take at the pace of those done, counted down since it
+        last told; 0 once all are done; None before the first verdict is measured, or once
+        the count-down has run out with verdicts left (the pace measured was too fast)."""
+        if self.done >= self.total:
+            return 0.0
+        if self.done <= 0 or self.told <= self.began:
+            return None
+        left = (self.total - self.done) * (self.told - self.began) / self.done - (now - self.told)
+        return left if left > 0 else None
 
 
 class _PaceColumn(ProgressColumn):
@@ -136,6 +163,7 @@ class RunBar:
         self._window_began = 0.0
         self._verdicts: _Verdicts | None = None
         self._begun: float | None = None
+        self._working = False
         self._done_before = 0
         self._committed = 0.0
         self._lock = threading.Lock()
@@ -180,9 +208,11 @@ class RunBar:
 
     def begin(self, total: int, done: int) -> None:
         """The run has `total` rows, `done` of them scored before; the pace is measured from
-        now (the engine is loaded), over the rows scored from here."""
+        the first window's start (the first work, the engine loaded), over the rows scored
+        from here."""
         self._total = total
         self._begun, self._done_before = self._clock(), done
+        self._working = False
         self._progress.update(self._rows, total=total)
         self.rows(done)
 
@@ -190,36 +220,57 @@ class RunBar:
     def rows_task(self) -> TaskID:
         return self._rows
 
+    def scoring(self) -> tuple[int, float] | None:
+        """The rows scored by this run and the seconds they took, from the first window's start
+        to the last commit (the engine's load left out); None before any row is committed."""
+        scored = self._done - self._done_before
+        if self._begun is None or scored <= 0:
+            return None
+        return scored, self._committed - self._begun
+
     def pace(self) -> str | None:
-        """Rows per second since the run began scoring, and about how long the rest take;
-        before any row is committed, the time left as the verdicts done so far tell it."""
+        """Rows per second since the first work began, and about how long the rest take (or
+        `estimating`, while no measured rate tells it); None before the first work begins."""
         if self._begun is None:
             return None
-        left = None if self._total is None else self._total - self._done
-        since = self._clock() - self._committed
-        scored = self._done - self._done_before
-        if scored <= 0:
-            return self._from_verdicts()
-        return pace(scored, self._committed - self._begun, left, since)
+        done = self.scoring()
+        rate = None if done is None else rate_text(*done)
+        if rate is None and not self._working:
+            return None  # the model is loading
+        if self._total is not None and self._done >= self._total:
+            return rate
+        return left_text(self._left()) if rate is None else f"{rate}, {left_text(self._left())}"
 
-    def _from_verdicts(self) -> str | None:
-        """About how long the run takes still, from the verdicts of the window in progress:
-        its verdicts left at the pace of those done, then the rows after it at the pace its
-        rows would have (the time it took so far and its verdicts left); None before the
-        first verdict."""
-        told = self._verdicts
-        if told is None or told.done <= 0 or told.told <= told.began or not self._window:
+    def _left(self) -> float | None:
+        """Seconds the rest of the run takes, from the work measured so far: the rows committed
+        (their seconds a row, counted down since the last commit) and the verdicts of the
+        window in progress (their pace, with the time its claim lists took); the larger where
+        both tell. None where neither does, or where the work in progress outran them."""
+        if self._total is None:
             return None
-        stage_left = (told.total - told.done) * (told.told - told.began) / told.done
-        window = told.told - self._window_began + stage_left
-        after = 0 if self._total is None else self._total - self._done - self._window
-        left = stage_left + max(after, 0) * window / self._window - (self._clock() - told.told)
-        return f"about {duration(max(left, 0.0))} left"
+        now = self._clock()
+        after = max(self._total - self._done - self._window, 0)
+        verdicts = None if self._verdicts is None else self._verdicts.left(now)
+        by_window = None
+        if verdicts is not None and self._window and self._verdicts is not None:
+            window = now - self._window_began + verdicts  # the time it took and will take
+            by_window = verdicts + after * window / self._window
+        done = self.scoring()
+        if done is None:
+            return by_window if by_window else None
+        scored, seconds = done
+        by_rows = (self._total - self._done) * seconds / scored - (now - self._committed)
+        left = max(by_rows, by_window or 0.0)
+        return left if left > 0 else None
 
     def window(self, rows: int) -> None:
-        """A window of `rows` rows, the next ones after those done, starts."""
+        """A window of `rows` rows, the next ones after those done, starts (the first one: the
+        pace is measured from here)."""
+        now = self._clock()
+        if not self._working:
+            self._begun, self._working = now, True
         self._first, self._window = self._done + 1, rows
-        self._window_began, self._verdicts = self._clock(), None
+        self._window_began, self._verdicts = now, None
 
     def rows(self, done: int) -> None:
         self._done = done

@@ -180,7 +180,7 @@ class _ShardBar:
         from . import progress
 
         seconds = max(time.perf_counter() - self._started, 1e-9)
-        return progress.pace(self._scored, seconds, self._total - self._done) or "0.0 rows/s"
+        return progress.pace(self._scored, seconds, self._total - self._done) or progress.ESTIMATING
 
     def _line(self) -> None:
         self._printed = now = time.perf_counter()

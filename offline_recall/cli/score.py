@@ -180,7 +180,7 @@ def score(
         with _resumable(console, "the run's shards"), engine_messages(console, log):
             ray = score_on_ray(where, run, dataset, given, out, form, restart, console)
         written = out if where.merge else None
-        _report(console, started, form, ray, spec, written, gates, max_failed, dataset.where)
+        _report(console, started, None, form, ray, spec, written, gates, max_failed, dataset.where)
         return
     cache = None if no_cache else ClaimCache()
     try:
@@ -199,7 +199,8 @@ def score(
         if cache is not None:
             cache.close()
 
-    _report(console, started, form, outcome, spec, out, gates, max_failed, dataset.where)
+    scoring = bar.scoring()
+    _report(console, started, scoring, form, outcome, spec, out, gates, max_failed, dataset.where)
 
 
 def _say(console: Console) -> Callable[[str], None]:
@@ -301,6 +302,7 @@ def _destinations(out: Path | None, store: Path | None, verbose: bool) -> list[t
 def _report(
     console: Console,
     started: float,
+    scoring: tuple[int, float] | None,
     form: str,
     outcome: RunOutcome,
     spec: RunSpec,
@@ -309,8 +311,9 @@ def _report(
     max_failed: int | None,
     position: str,
 ) -> None:
-    """The items (as a table), each scorer's summary, the first failed rows, where the results
-    went, and the gates."""
+    """The items (as a table), each scorer's summary (its time since `started`, and the
+    `scoring`'s rows and seconds, see `RunBar.scoring`), the first failed rows, where the
+    results went, and the gates."""
     from rich.console import Console
     from rich.text import Text
 
@@ -329,7 +332,7 @@ def _report(
         Console().print(items_table(outcome.records))
     for sid in spec.scorer_ids:
         if sid in summaries:
-            Console().print(summary_table(sid, summaries[sid], seconds, spec))
+            Console().print(summary_table(sid, summaries[sid], seconds, spec, scoring))
             if (note := missing_truth_line(sid, summaries[sid])) is not None:
                 Console().print(Text(note), soft_wrap=True)
     where = str(out) if out is not None else "the items table" if form == "table" else "the run"

@@ -17,7 +17,7 @@ from ..runs.summary import Summary
 from ..scorer.declaration import ScorerDefinition
 from ..scorer.registry import scorer_kind
 from ..scorer.results import Status
-from .progress import CHUNK_CHECKS
+from .progress import CHUNK_CHECKS, rate_text
 
 if TYPE_CHECKING:
     from ..scorer.pipeline import ScorerClass
@@ -52,7 +52,15 @@ def profile_line(scorer: ScorerSpec) -> str:
     return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}{card}"
 
 
-def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
+def summary_table(
+    scorer_id: str,
+    summary: Summary,
+    seconds: float,
+    spec: RunSpec,
+    scoring: tuple[int, float] | None = None,
+) -> Table:
+    """A scorer's summary; its time is the command's, and of it the `scoring` (rows scored by
+    this run and their seconds, the engine's load left out) with their rate, where known."""
     kind = scorer_kind(scorer_id)
     setup = spec.scorer(scorer_id).setup
     table = Table(
@@ -80,7 +88,7 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
         ),
         ("failed", str(summary.failed)),
         (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
-        ("time", f"{seconds:.1f} s"),
+        ("time", _time(seconds, scoring)),
         ("model", spec.model_fingerprint if kind.asks_model() else "none: a rule, asking none"),
         ("prompt version", setup.prompt_version),
     ]
@@ -98,6 +106,15 @@ def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpe
     for name, value in rows:
         table.add_row(name, value)
     return table
+
+
+def _time(seconds: float, scoring: tuple[int, float] | None) -> str:
+    """The command's time, and the scoring's with its rate: `7.0 s (scoring 0.4 s: 42.0
+    rows/s)`, so that the rate reads against the time it was measured over."""
+    rate = None if scoring is None else rate_text(*scoring)
+    if scoring is None or rate is None:
+        return f"{seconds:.1f} s"
+    return f"{seconds:.1f} s (scoring {scoring[1]:.1f} s: {rate})"
 
 
 def _checks(kind: ScorerClass) -> str | None:

@@ -108,7 +108,8 @@ class Judge(Generic[S]):
     ) -> list[Assessment | Failed]:
         """Each pair's probability under the profile (and the model's P(yes) if asked: a
         pair whose chunk states its claim word for word is not asked where the profile says
-        so, see `JudgeProfile.stated_p_yes`). `done` is told as pairs are judged."""
+        so, see `JudgeProfile.stated_p_yes`). `done` is told as pairs are judged: the
+        model's as it answers, then those decided without it."""
         profile = self.profile
         values = [
             lexical_signals(text, str(statement)) if profile.uses_lexical else {}
@@ -119,13 +120,15 @@ class Judge(Generic[S]):
             for i, ((_, statement), v) in enumerate(zip(pairs, values, strict=True))
             if profile.asks_model(str(statement), v)
         ]
-        if done is not None and len(asked) < len(pairs):
-            done(len(pairs) - len(asked))
         answers: dict[int, float | Failed] = {}
         if asked:
             asking = model_pairs([pairs[i] for i in asked], profile.evidence_sentences)
             said = model_p_yes(self.engine, self.question, asking, done=done)
             answers = dict(zip(asked, said, strict=True))
+        # The pairs decided without the model are told last, so that the pace progress
+        # measures while the model works is the model's, not inflated by pairs that took none.
+        if done is not None and len(asked) < len(pairs):
+            done(len(pairs) - len(asked))
         found: list[Assessment | Failed] = []
         for i, ((_, statement), v) in enumerate(zip(pairs, values, strict=True)):
             p_yes = answers.get(i)

@@ -161,7 +161,7 @@ def test_no_estimate_before_the_first_verdict() -> None:
         bar.begin(14, 0)
         bar.window(14)
         bar.stage(RECALL, JUDGED, 0, 32)
-        assert bar.pace() is None
+        assert bar.pace() == "estimating"
 
 
 # (4) One vocabulary: the progress counts chunk checks, the summary claims, and says how.

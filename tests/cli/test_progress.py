@@ -44,9 +44,9 @@ def test_a_pipe_gets_a_plain_line_at_the_start_then_now_and_then_and_at_the_end(
     lines = out.getvalue().splitlines()
     assert lines == [
         "rows scored 0/40, loading the model, 0 s",
-        "rows scored 0/40, recall: sentences extracted 10/30, 10 s",
-        "rows scored 0/40, recall: sentences extracted 20/30, 20 s",
-        "rows scored 0/40, recall: sentences extracted 30/30, 30 s",
+        "rows scored 0/40, estimating, recall: sentences extracted 10/30, 10 s",
+        "rows scored 0/40, estimating, recall: sentences extracted 20/30, 20 s",
+        "rows scored 0/40, estimating, recall: sentences extracted 30/30, 30 s",
         "rows scored 16/40, 0.53 rows/s, about 45 s left, recall: sentences extracted 30/30, 30 s",
     ]
 
@@ -187,3 +187,77 @@ def test_a_bar_told_the_rows_done_shows_them_first() -> None:
     with RunBar(console, 40, done=25):
         pass
     assert out.getvalue().splitlines()[0].startswith("rows scored 25/40, loading the model")
+
+
+def test_the_time_left_is_never_0_s_while_verdicts_stall() -> None:
+    """Three chunk checks counted at once (taking no time), then none for 20 s: the pace they
+    gave is disproved, so the time left is being estimated, never `about 0 s left`."""
+    console, _ = piped()
+    clock = Clock()
+    with RunBar(console, 16, every=10, clock=clock) as bar:
+        bar.begin(16, 0)
+        bar.window(16)
+        bar.stage(RECALL, "verdicts judged", 0, 25)
+        clock.now = 0.001
+        bar.stage(RECALL, "verdicts judged", 3, 25)
+        clock.now = 20.0
+        assert bar.pace() == "estimating"
+
+
+def test_a_window_slower_than_the_rows_before_it_is_estimating_never_0_s() -> None:
+    console, _ = piped()
+    clock = Clock()
+    with RunBar(console, 32, every=10, clock=clock) as bar:
+        bar.begin(32, 0)
+        bar.window(16)
+        clock.now = 16.0
+        bar.rows(16)  # 1 row/s: 16 s left
+        bar.window(16)
+        clock.now = 20.0
+        assert bar.pace() == "1.0 rows/s, about 12 s left"
+        clock.now = 40.0  # the second window takes longer than 16 s
+        assert bar.pace() == "1.0 rows/s, estimating"
+
+
+def test_the_pace_is_measured_from_the_first_work_not_the_models_load() -> None:
+    """`verify` tells the rows before the model loads: the load is not part of the rate."""
+    console, _ = piped()
+    clock = Clock()
+    with RunBar(console, 20, every=10, clock=clock) as bar:
+        bar.begin(20, 0)
+        clock.now = 30.0  # the model loaded
+        bar.window(10)
+        clock.now = 40.0
+        bar.rows(10)
+        assert bar.pace() == "1.0 rows/s, about 10 s left"
+        assert bar.scoring() == (10, 10.0)
+
+
+def test_the_time_left_of_a_first_window_counts_its_claim_lists() -> None:
+    """Claim lists took 30 s of the window, then 2 of 4 chunk checks 10 s: the window takes
+    50 s, not the 20 s of its checks alone; the 16 rows after it 50 s more."""
+    console, _ = piped()
+    clock = Clock()
+    with RunBar(console, 32, every=10, clock=clock) as bar:
+        bar.begin(32, 0)
+        bar.window(16)
+        bar.stage(RECALL, "ground truths extracted", 0, 16)
+        clock.now = 30.0
+        bar.stage(RECALL, "ground truths extracted", 16, 16)
+        bar.stage(RECALL, "verdicts judged", 0, 4)
+        clock.now = 40.0
+        bar.stage(RECALL, "verdicts judged", 2, 4)
+        assert bar.pace() == "about 60 s left"  # 10 s of checks, then 16 rows at 50 s
+
+
+def test_the_summary_gives_the_rate_over_the_scoring_time(tmp_path: Path) -> None:
+    """The rows per second are read against the seconds they were measured over, not the
+    command's time (which holds the model's load)."""
+    out = tmp_path / "r.jsonl"
+    result = CliRunner().invoke(
+        main, ["score", str(EXAMPLE), "--backend", "fake", "--out", str(out), "--no-cache"]
+    )
+    assert result.exit_code == 0, result.output
+    found = re.search(r"│ time +│ +([\d.]+) s \(scoring ([\d.]+) s: [\d.]+ rows/s\) │", result.output)
+    assert found is not None, result.output
+    assert float(found[2]) <= float(found[1])

@@ -75,6 +75,21 @@ def test_the_model_is_asked_only_about_pairs_the_chunk_does_not_state() -> None:
     assert other in engine.answer_calls[0][0] and sum(done) == 2
 
 
+def test_the_pairs_decided_without_the_model_are_counted_after_its_answers() -> None:
+    """A progress measures the model's pace while it works: two pairs that took no time
+    counted first would make one pair's wait look like a third of the work."""
+    pairs = [
+        (CHUNK, "The Eiffel Tower was completed in 1889."),
+        (CHUNK, "It is 330 metres tall."),
+        (CHUNK, "The Eiffel Tower was completed in 1899."),
+    ]
+    done: list[int] = []
+    Judge(FakeEngine(), _question(), threshold_profile(0.5, stated_p_yes=0.95)).assess(
+        pairs, done=done.append
+    )
+    assert done == [1, 2]  # the model's one answer, then the two stated pairs
+
+
 def test_without_stated_p_yes_every_pair_is_asked() -> None:
     engine = FakeEngine()
     pairs = [(CHUNK, "The Eiffel Tower was completed in 1889."), (CHUNK, "It is 330 metres tall.")]
