@@ -311,9 +311,9 @@ def _report(
     max_failed: int | None,
     position: str,
 ) -> None:
-    """The items (as a table), each scorer's summary (its time since `started`, and the
-    `scoring`'s rows and seconds, see `RunBar.scoring`), the first failed rows, where the
-    results went, and the gates."""
+    """The items (as a table), each scorer's summary (its time since `started`), the rows
+    scored and the seconds they took (`scoring`, see `RunBar.scoring`), the first failed rows,
+    where the results went, and the gates."""
     from rich.console import Console
     from rich.text import Text
 
@@ -323,6 +323,7 @@ def _report(
         gate_failure,
         items_table,
         missing_truth_line,
+        scoring_line,
         summary_table,
     )
 
@@ -332,9 +333,11 @@ def _report(
         Console().print(items_table(outcome.records))
     for sid in spec.scorer_ids:
         if sid in summaries:
-            Console().print(summary_table(sid, summaries[sid], seconds, spec, scoring))
+            Console().print(summary_table(sid, summaries[sid], seconds, spec))
             if (note := missing_truth_line(sid, summaries[sid])) is not None:
                 Console().print(Text(note), soft_wrap=True)
+    if (scored := scoring_line(scoring, seconds)) is not None:
+        Console().print(Text(scored), soft_wrap=True)
     where = str(out) if out is not None else "the items table" if form == "table" else "the run"
     most = max((s.failed for s in summaries.values()), default=0)
     for line in failed_lines(outcome.failed, most, where, position):

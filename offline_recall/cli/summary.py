@@ -52,15 +52,7 @@ def profile_line(scorer: ScorerSpec) -> str:
     return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}{card}"
 
 
-def summary_table(
-    scorer_id: str,
-    summary: Summary,
-    seconds: float,
-    spec: RunSpec,
-    scoring: tuple[int, float] | None = None,
-) -> Table:
-    """A scorer's summary; its time is the command's, and of it the `scoring` (rows scored by
-    this run and their seconds, the engine's load left out) with their rate, where known."""
+def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
     kind = scorer_kind(scorer_id)
     setup = spec.scorer(scorer_id).setup
     table = Table(
@@ -88,7 +80,7 @@ def summary_table(
         ),
         ("failed", str(summary.failed)),
         (f"{kind.unit} {kind.positive}", f"{summary.positive} / {summary.judged}"),
-        ("time", _time(seconds, scoring)),
+        ("time", f"{seconds:.1f} s"),
         ("model", spec.model_fingerprint if kind.asks_model() else "none: a rule, asking none"),
         ("prompt version", setup.prompt_version),
     ]
@@ -108,13 +100,19 @@ def summary_table(
     return table
 
 
-def _time(seconds: float, scoring: tuple[int, float] | None) -> str:
-    """The command's time, and the scoring's with its rate: `7.0 s (scoring 0.4 s: 42.0
-    rows/s)`, so that the rate reads against the time it was measured over."""
+def scoring_line(scoring: tuple[int, float] | None, seconds: float) -> str | None:
+    """The rows this run scored, the seconds they took and their rate, beside the command's
+    time (which holds the model's load), so that the rate reads against the time it was
+    measured over: `scored 16 rows in 0.4 s (42.0 rows/s); 7.0 s in all, with the model's
+    load`. None when this run scored no row."""
     rate = None if scoring is None else rate_text(*scoring)
     if scoring is None or rate is None:
-        return f"{seconds:.1f} s"
-    return f"{seconds:.1f} s (scoring {scoring[1]:.1f} s: {rate})"
+        return None
+    rows, took = scoring
+    return (
+        f"scored {rows} row{'' if rows == 1 else 's'} in {took:.1f} s ({rate}); "
+        f"{seconds:.1f} s in all, with the model's load"
+    )
 
 
 def _checks(kind: ScorerClass) -> str | None:
