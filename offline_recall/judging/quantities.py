@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from . import korean
+from . import korean, korean_numbers
 from .lexicon import STOP_WORDS, stem
 
 
@@ -223,9 +223,9 @@ _KOREAN_UNITS: dict[str, tuple[str, str, float]] = {
 
 
 def _read_korean(text: str) -> list[Stated]:
-    """The quantities of Korean text, read from its morphemes (see `korean.numbers`)."""
+    """The quantities of Korean text, read from its morphemes (see `korean_numbers`)."""
     found = []
-    for number in korean.numbers(text):
+    for number in korean_numbers.numbers(text):
         unit, kind, factor = _KOREAN_UNITS.get(number.counter) or _UNITS.get(
             number.counter, (number.counter or "number", number.counter or "number", 1.0)
         )

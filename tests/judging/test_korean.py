@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from offline_recall.judging import korean
+from offline_recall.judging import korean, korean_numbers
 from offline_recall.judging.quantities import quantities
 from offline_recall.judging.signals import lexical_signals
 from offline_recall.text import split_sentences
@@ -27,11 +27,10 @@ def test_names_are_proper_nouns_written_spaced_or_not() -> None:
 
 
 def test_numbers_are_read_with_their_counters() -> None:
-    read = {
-        (n.value, n.counter) for n in korean.numbers("세 명이 3개월 동안 3만 원과 1,000원을 냈다")
-    }
+    text = "세 명이 3개월 동안 3만 원과 1,000원을 냈다"
+    read = {(n.value, n.counter) for n in korean_numbers.numbers(text)}
     assert read == {(3.0, "명"), (3.0, "개월"), (30000.0, "원"), (1000.0, "원")}
-    assert korean.numbers("이 법은 한 사람을 위한다") == []  # numerals with no counter
+    assert korean_numbers.numbers("이 법은 한 사람을 위한다") == []  # numerals with no counter
 
 
 def test_korean_counters_are_units() -> None:
