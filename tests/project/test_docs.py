@@ -44,3 +44,27 @@ def test_the_readme_links_to_files_that_exist() -> None:
     assert targets
     missing = [t for t in targets if not (ROOT / t).exists()]
     assert missing == []
+
+
+_FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+_P_VALUE = re.compile(r"\bp = (\d+(?:\.\d+)?)")
+
+
+def test_the_text_quotes_the_p_values_its_examples_print() -> None:
+    """A p-value a page's text quotes is one an example above it prints (the examples' output
+    is checked when they run, tests/project/test_readme.py): the text cannot drift from it."""
+    pages = [README, *sorted((ROOT / "docs").rglob("*.md"))]
+    quoted = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        printed: set[str] = set()
+        at = 0
+        for block in [*_FENCE.finditer(text), None]:
+            prose = text[at : len(text) if block is None else block.start()]
+            for value in _P_VALUE.findall(prose):
+                quoted += 1
+                assert value in printed, f"{page.name}: the text says p = {value}, no example does"
+            if block is not None:
+                printed.update(_P_VALUE.findall(block.group()))
+                at = block.end()
+    assert quoted > 0  # docs/report.md quotes its comparison's
