@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..judging.profile import ProfileOrigin
-from ..printable import printable
+from ..printable import NAME_SHOWN, printable
 from ..runs.results import ItemRecord
 from ..runs.spec import RunSpec, ScorerSpec
 from ..runs.summary import Summary
@@ -165,7 +165,7 @@ def items_table(records: Sequence[ItemRecord]) -> Table:
             verdicts = kind.asks_model() or judgments  # a rule gives no verdicts to count
             table.add_row(
                 str(r.line),
-                Text("" if r.id is None else printable(str(r.id))),
+                Text("" if r.id is None else printable(str(r.id), NAME_SHOWN)),
                 Text(printable(_scorer_word(kind))),
                 result.status.value,
                 "n/a" if result.score is None else f"{result.score:.2f}",
@@ -215,6 +215,10 @@ def gate_failure(
     return None
 
 
+REASON_SHOWN = 1000
+"""Characters of a failed row's reason shown under the summary; its record keeps it whole."""
+
+
 def failed_lines(
     failed: Sequence[ItemRecord], failed_most: int, where: str, position: str = "line"
 ) -> list[str]:
@@ -233,8 +237,8 @@ def failed_lines(
             if len(reasons) == 1
             else "; ".join(f"{scorer_kind(sid).measure}: {e}" for sid, e in errors.items())
         )
-        named = "" if record.id is None else f" (id {printable(str(record.id))})"
-        lines.append(f"failed: {position} {record.line}{named}: {printable(reason)}")
+        named = "" if record.id is None else f" (id {printable(str(record.id), NAME_SHOWN)})"
+        lines.append(f"failed: {position} {record.line}{named}: {printable(reason, REASON_SHOWN)}")
     if failed_most > len(failed):
         lines.append(f"the other failed rows are in {where} (status error)")
     elif failed:

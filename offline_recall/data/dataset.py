@@ -11,16 +11,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import DatasetError
+from ..printable import listed
 from .fields import FIELDS, LISTED_GROUND_TRUTH, Detection, FieldMap, detect, ground_truth_value
-from .readers import (
-    InputFormat,
-    Record,
-    decode_context_cell,
-    input_format,
-    records,
-    refused_value,
-)
+from .readers import InputFormat, Record, decode_context_cell, input_format, refused_value
 from .scan import scan
+from .version import FileVersion, versioned_records
 
 DETECTION_SAMPLE = 1000
 """Records of a JSON Lines file whose keys are read to detect its field names."""
@@ -81,7 +76,7 @@ def _quoted(keys: tuple[str, ...]) -> str:
 def _missing_context(record: Mapping[str, Any], fields: FieldMap) -> str:
     """Why a record has no context, with the fields it has and the option that names one."""
     given = [str(k) for k, v in record.items() if v is not None]
-    found = ", ".join(given) if given else "none"
+    found = listed(given) if given else "none"
     return (
         f"missing field {_quoted(fields.context)} (fields found: {found}); "
         "name the context's field with --map context=FIELD"
@@ -213,6 +208,8 @@ class Dataset:
     """Whether a record without a context is an error (a scorer of the run reads it)."""
     sha256: str | None = None
     """The sha256 of the file's bytes, taken as it was opened."""
+    size: int | None = None
+    """The file's bytes, as hashed."""
     head: tuple[Record, ...] = ()
     """The first records, kept as the file was opened: a survey reads them again for free."""
 
@@ -225,10 +222,19 @@ class Dataset:
         """What a position is called in messages: a line of JSON Lines, a row otherwise."""
         return self.reader.where
 
+    @property
+    def version(self) -> FileVersion | None:
+        """The bytes the file held as it was opened, which every read of its rows must find."""
+        if self.sha256 is None or self.size is None:
+            return None
+        return FileVersion(self.sha256, self.size)
+
     def rows(self) -> Iterator[Row | RowError]:
-        """Every record in order as a row, or a row error saying why it cannot be scored."""
+        """Every record in order as a row, or a row error saying why it cannot be scored.
+        Read from the bytes hashed as the file was opened: once the rows end, a file that
+        changed meanwhile raises `InputChanged`."""
         reader = self.reader
-        for number, record in records(self.detection.format, self.path):
+        for number, record in versioned_records(self.detection.format, self.path, self.version):
             yield reader.row(number, record)
 
     def first_rows(self) -> Iterator[Row | RowError]:
@@ -238,7 +244,8 @@ class Dataset:
         for number, record in self.head:
             yield reader.row(number, record)
         if len(self.head) < self.total:
-            rest = islice(records(self.detection.format, self.path), len(self.head), None)
+            found = versioned_records(self.detection.format, self.path, self.version)
+            rest = islice(found, len(self.head), None)
             for number, record in rest:
                 yield reader.row(number, record)
 
@@ -304,11 +311,11 @@ def require_context(detection: Detection, columns: list[str], name: str) -> None
             raise DatasetError(
                 f"{name}: no column is left for the context: {detection.taken('context')}; "
                 f"name the context's column with --map context=COLUMN "
-                f"(fields: {', '.join(columns)})"
+                f"(fields: {listed(columns)})"
             )
         raise DatasetError(
             f"{name}: no {wanted} field for the context ({detection.convention} names); "
-            f"name it with --map context=COLUMN (fields: {', '.join(columns)})"
+            f"name it with --map context=COLUMN (fields: {listed(columns)})"
         )
 
 
@@ -338,5 +345,12 @@ def open_dataset(
     if context_required:
         require_context(detection, columns, path.name)
     return Dataset(
-        path, detection, found.total, context_separator, context_required, found.sha256, found.head
+        path,
+        detection,
+        found.total,
+        context_separator,
+        context_required,
+        found.sha256,
+        found.size,
+        found.head,
     )

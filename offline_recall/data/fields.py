@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import DatasetError
+from ..printable import listed
 from .readers import InputFormat
 
 
@@ -143,7 +144,7 @@ class Detection(BaseModel):
         it. One line naming the keys it is read from (or the --map that took them), the
         fields the records have and the option that names its column."""
         keys = getattr(self.fields, field)
-        fields = ", ".join(self.columns) or "none"
+        fields = listed(self.columns) or "none"
         if not keys:
             return (
                 f"{name}: no column is left for {FIELD_WORDS[field]}, which {needed_by} needs: "

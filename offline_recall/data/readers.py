@@ -9,12 +9,16 @@ import csv
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from ..errors import DatasetError
+from ..printable import NAME_SHOWN, NAMES_SHOWN, clipped, listed
+from . import lines
+from .lines import CsvText, LongLine, byte_lines, is_blank, mib
 
 
 class InputFormat(StrEnum):
@@ -130,6 +134,13 @@ def loads(text: str) -> Any:
         raise ValueError(too_long_number()) from None
 
 
+class Unreadable(NamedTuple):
+    """A record that could not be parsed (an item of a JSON array, a line of JSON Lines),
+    with the reason."""
+
+    reason: str
+
+
 def jsonl_record(text: str) -> dict[str, Any] | str:
     """One JSON Lines record's keys, or the reason it is not a record."""
     line = text.rstrip("\r\n").removeprefix("\ufeff")
@@ -142,52 +153,36 @@ def jsonl_record(text: str) -> dict[str, Any] | str:
     return record if isinstance(record, dict) else "expected a JSON object"
 
 
-def is_blank(raw: bytes) -> bool:
-    """Whether a line of a text file holds no record (only whitespace); every reader and
-    counter of lines decides it the same way."""
-    return not raw.decode("utf-8", "replace").strip()
-
-
-_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
-
-
-def byte_lines(f: IO[bytes], offset: int = 0) -> Iterator[tuple[int, bytes]]:
-    """Each line with its byte offset, split where text mode splits (`\\n`, `\\r\\n`, `\\r`)."""
-    for chunk in f:
-        for line in _LONE_CR.split(chunk):
-            if line:
-                yield offset, line
-                offset += len(line)
-
-
-def jsonl_texts(f: IO[bytes], first: int = 1) -> Iterator[tuple[int, str | None]]:
+def jsonl_texts(f: IO[bytes], first: int = 1) -> Iterator[tuple[int, str | Unreadable]]:
     """Each non-blank line of JSON Lines bytes, numbered from `first` (blank lines count),
-    decoded; None for a line that is not valid UTF-8."""
+    decoded; an `Unreadable` for a line that is not valid UTF-8 or is too long to read."""
     for number, (_, raw) in enumerate(byte_lines(f), start=first):
         if is_blank(raw):
+            continue
+        if isinstance(raw, LongLine):
+            limit = mib(lines.MAX_LINE_BYTES)
+            yield (
+                number,
+                Unreadable(f"the line is longer than {limit} ({raw.size} bytes): not read"),
+            )
             continue
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError:
-            yield number, None
+            yield number, Unreadable("the line is not valid UTF-8 text")
 
 
 def jsonl_lines(f: IO[bytes], first: int = 1) -> Iterator[Record]:
     """The records of JSON Lines bytes, numbered by line from `first` (blank lines count)."""
     for number, text in jsonl_texts(f, first):
-        if text is None:
-            yield number, "the line is not valid UTF-8 text"
+        if isinstance(text, Unreadable):
+            yield number, text.reason
         else:
             yield number, jsonl_record(text)
 
 
-def jsonl_records(path: Path) -> Iterator[Record]:
-    with path.open("rb") as f:
-        yield from jsonl_lines(f)
-
-
 def jsonl_count(path: Path) -> int:
-    """How many records a JSON Lines file holds, counted as `jsonl_records` reads them."""
+    """How many records a JSON Lines file holds, counted as `jsonl_lines` reads them."""
     with path.open("rb") as f:
         return sum(1 for _ in jsonl_texts(f))
 
@@ -228,16 +223,26 @@ def _array_items(text: str) -> list[str]:
     return items
 
 
-class Unreadable(NamedTuple):
-    """An item of a JSON array that could not be parsed, with the reason."""
-
-    reason: str
-
-
 def json_array(path: Path) -> list[Any]:
     """The items of a JSON array file; an item nested too deep to parse is that item's error
     (an `Unreadable`), the rest still read."""
-    return json_items(path.read_text(encoding="utf-8-sig", errors="surrogateescape"), path.name)
+    with path.open("rb") as f:
+        return json_items(json_document(f, path.name), path.name)
+
+
+def json_document(f: IO[bytes], name: str) -> str:
+    """The text of a JSON file read from `f`, as text mode reads it (a byte order mark at its
+    start dropped, line breaks read as `\\n`); one larger than `lines.MAX_DOCUMENT_BYTES` is
+    refused without being read whole."""
+    limit = lines.MAX_DOCUMENT_BYTES
+    data = f.read(limit + 1)
+    if len(data) > limit:
+        raise DatasetError(
+            f"{name}: a JSON file is read whole, and this one is larger than {mib(limit)}; "
+            "give its rows as JSON Lines (.jsonl, one object per line)"
+        )
+    text = data.decode("utf-8-sig", "surrogateescape")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def json_items(text: str, name: str) -> list[Any]:
@@ -281,18 +286,19 @@ def json_item_records(items: list[Any]) -> Iterator[Record]:
             yield number, item if isinstance(item, dict) else "expected a JSON object"
 
 
-def json_records(path: Path) -> Iterator[Record]:
-    yield from json_item_records(json_array(path))
+def csv_reader(text: CsvText, fieldnames: Sequence[str] | None = None) -> csv.DictReader[str]:
+    """Rows of CSV text as dicts; the header is the first row unless `fieldnames` are given
+    (it is read here, as a record of its own)."""
+    csv.field_size_limit(sys.maxsize)  # a cell is bounded by its record's limit (`CsvText`)
+    reader = csv.DictReader(text, fieldnames=fieldnames)
+    if fieldnames is None:
+        _ = reader.fieldnames
+        text.record()
+    return reader
 
 
-def csv_reader(f: Any, fieldnames: Sequence[str] | None = None) -> csv.DictReader[str]:
-    """Rows of CSV text as dicts; the header is the first row unless `fieldnames` are given."""
-    csv.field_size_limit(sys.maxsize)  # a row's context can be far longer than csv's default
-    return csv.DictReader(f, fieldnames=fieldnames)
-
-
-def csv_rows(reader: csv.DictReader[str], first: int = 1) -> Iterator[Record]:
-    """The records a CSV reader gives, numbered from `first` (header excluded)."""
+def csv_rows(reader: csv.DictReader[str], text: CsvText, first: int = 1) -> Iterator[Record]:
+    """The records a CSV reader of `text` gives, numbered from `first` (header excluded)."""
     number = first - 1
     while True:
         number += 1
@@ -301,17 +307,42 @@ def csv_rows(reader: csv.DictReader[str], first: int = 1) -> Iterator[Record]:
         except StopIteration:
             return
         except csv.Error as e:
+            text.record()
             yield number, f"not valid CSV ({e})"
             continue
+        text.record()
         if None in record:
             yield number, "has more cells than the header has columns"
             continue
         yield number, {k: (v if v != "" else None) for k, v in record.items()}
 
 
+def columns_once(columns: Sequence[str], name: str, what: str = "the header") -> list[str]:
+    """A table's columns, refusing a column named twice (`what` names where they are)."""
+    twice = sorted(c for c, n in Counter(columns).items() if n > 1)
+    if twice:
+        named = listed([repr(clipped(c, NAME_SHOWN)) for c in twice[: NAMES_SHOWN + 1]])
+        raise DatasetError(
+            f"{name}: {what} names {named} more than once; give each column its own name"
+        )
+    return list(columns)
+
+
+def text_records(
+    fmt: InputFormat, f: IO[bytes], name: str
+) -> tuple[list[str] | None, Iterator[Record]]:
+    """A text file's columns (CSV's header; None for JSON) and its records, read from `f`."""
+    if fmt == InputFormat.JSONL:
+        return None, jsonl_lines(f)
+    if fmt == InputFormat.JSON:
+        return None, json_item_records(json_items(json_document(f, name), name))
+    text = CsvText(f, name)
+    reader = csv_reader(text)
+    return columns_once(reader.fieldnames or [], name), csv_rows(reader, text)
+
+
 def csv_records(path: Path) -> Iterator[Record]:
-    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
-        yield from csv_rows(csv_reader(f))
+    return records(InputFormat.CSV, path)
 
 
 def parquet_file(path: Path) -> Any:
@@ -386,10 +417,8 @@ def decode_context_cell(cell: str, separator: str | None) -> list[str]:
 
 def records(fmt: InputFormat, path: Path) -> Iterator[Record]:
     """The raw records of a `fmt` file, in order, with their positions."""
-    readers = {
-        InputFormat.JSONL: jsonl_records,
-        InputFormat.JSON: json_records,
-        InputFormat.CSV: csv_records,
-        InputFormat.PARQUET: parquet_records,
-    }
-    return readers[fmt](path)
+    if fmt == InputFormat.PARQUET:
+        yield from parquet_records(path)
+        return
+    with path.open("rb") as f:
+        yield from text_records(fmt, f, path.name)[1]

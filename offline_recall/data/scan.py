@@ -11,17 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import DatasetError
-from .readers import (
-    InputFormat,
-    Record,
-    csv_reader,
-    csv_rows,
-    json_item_records,
-    json_items,
-    jsonl_lines,
-    parquet_file,
-)
+from .readers import InputFormat, Record, columns_once, parquet_file, text_records
 
 HEAD = 1000
 """Records kept from the pass: those whose keys detect the field names, and the first rows a
@@ -31,26 +21,35 @@ _BLOCK = 1 << 20
 
 
 class HashingReader(io.RawIOBase):
-    """A binary file read through, each byte added to a sha256 as it passes."""
+    """A binary file read through, each byte added to a sha256 as it passes; with `limit`, no
+    byte past it is read (the file ends there)."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], limit: int | None = None) -> None:
         self._raw = raw
         self._digest = hashlib.sha256()
+        self._left = limit
+        self.size = 0
+        """Bytes read so far."""
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
-        data = self._raw.read(len(view))
+        wanted = len(view) if self._left is None else min(len(view), self._left)
+        data = self._raw.read(wanted)
         view[: len(data)] = data
         self._digest.update(data)
+        self.size += len(data)
+        if self._left is not None:
+            self._left -= len(data)
         return len(data)
 
     def sha256(self) -> str:
-        """The digest of the whole file: what has not been read yet is read first."""
-        while block := self._raw.read(_BLOCK):
-            self._digest.update(block)
+        """The digest of the whole file (to `limit`): what has not been read yet is read
+        first."""
+        while self.read(_BLOCK):
+            pass
         return self._digest.hexdigest()
 
 
@@ -59,6 +58,8 @@ class Scan:
     """What one pass over a dataset file found."""
 
     sha256: str
+    size: int
+    """The file's bytes, as hashed."""
     total: int
     """How many records the file holds, counted as its reader reads them."""
     columns: list[str] | None
@@ -71,41 +72,14 @@ def scan(fmt: InputFormat, path: Path) -> Scan:
     """Read `path` once as `fmt`: its digest, count, header and first records."""
     if fmt == InputFormat.PARQUET:
         with path.open("rb") as f:
-            digest = HashingReader(f).sha256()
+            raw = HashingReader(f)
+            digest = raw.sha256()
         parquet = parquet_file(path)
-        names = list(parquet.schema_arrow.names)
-        return Scan(digest, int(parquet.metadata.num_rows), names, ())
+        names = columns_once(parquet.schema_arrow.names, path.name, "the schema")
+        return Scan(digest, raw.size, int(parquet.metadata.num_rows), names, ())
     with path.open("rb") as f:
         raw = HashingReader(f)
-        buffered = io.BufferedReader(raw)
-        columns: list[str] | None = None
-        if fmt == InputFormat.JSONL:
-            found = jsonl_lines(buffered)
-        else:
-            text = io.TextIOWrapper(
-                buffered,
-                encoding="utf-8-sig",
-                errors="surrogateescape",
-                newline="" if fmt == InputFormat.CSV else None,
-            )
-            if fmt == InputFormat.JSON:
-                found = json_item_records(json_items(text.read(), path.name))
-            else:
-                reader = csv_reader(text)
-                columns = _header(reader.fieldnames, path.name)
-                found = csv_rows(reader)
+        columns, found = text_records(fmt, io.BufferedReader(raw), path.name)
         head = tuple(islice(found, HEAD))
         total = len(head) + sum(1 for _ in found)
-        return Scan(raw.sha256(), total, columns, head)
-
-
-def _header(names: Any, name: str) -> list[str]:
-    """A CSV file's columns, refusing a column named twice."""
-    columns = list(names or [])
-    twice = sorted({c for c in columns if columns.count(c) > 1})
-    if twice:
-        raise DatasetError(
-            f"{name}: the header names {', '.join(map(repr, twice))} more than once; "
-            "give each column its own name"
-        )
-    return columns
+        return Scan(raw.sha256(), raw.size, total, columns, head)

@@ -14,24 +14,22 @@ import io
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import DatasetError
 from .dataset import Dataset, Row, RowError
+from .lines import CsvText, byte_lines, is_blank
 from .readers import (
     InputFormat,
     Record,
     batch_records,
-    byte_lines,
     csv_reader,
     csv_rows,
-    is_blank,
     jsonl_lines,
     parquet_file,
 )
-
-_BOM = b"\xef\xbb\xbf"
 
 
 class Shard(BaseModel):
@@ -98,24 +96,15 @@ def _plan_jsonl(path: Path, size: int) -> ShardPlan:
 def _plan_csv(path: Path, size: int) -> ShardPlan:
     cutter = _Cutter(size)
     with path.open("rb") as f:
-        bom = len(_BOM) if f.read(len(_BOM)) == _BOM else 0
-        f.seek(bom)
-        consumed = bom
-
-        def text() -> Iterator[str]:
-            nonlocal consumed
-            for offset, line in byte_lines(f, bom):
-                consumed = offset + len(line)
-                yield line.decode("utf-8", "surrogateescape")
-
-        reader = csv_reader(text())
+        text = CsvText(f, path.name)
+        reader = csv_reader(text)
         header = tuple(reader.fieldnames or ())
-        start = consumed
-        for number, _ in csv_rows(reader):
+        start = text.consumed
+        for number, _ in csv_rows(reader, text):
             # a record starts where the one before it ended (blank lines ahead of it are its own)
             cutter.record(start, number)
-            start = consumed
-        cutter.close(consumed)
+            start = text.consumed
+        cutter.close(text.consumed)
     return ShardPlan(shards=tuple(cutter.shards), header=header)
 
 
@@ -160,19 +149,34 @@ def plan_shards(dataset: Dataset, size: int) -> ShardPlan:
     return planner(dataset.path, size)
 
 
-def _range(path: Path, shard: Shard) -> bytes:
-    with path.open("rb") as f:
-        f.seek(shard.start)
-        return f.read(shard.end - shard.start)
+class _Range(io.RawIOBase):
+    """The bytes of a file from `start` to `end`, read as they are needed."""
+
+    def __init__(self, f: IO[bytes], start: int, end: int) -> None:
+        f.seek(start)
+        self._f = f
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self._f.read(min(len(view), self._left))
+        view[: len(data)] = data
+        self._left -= len(data)
+        return len(data)
 
 
 def _text_records(dataset: Dataset, plan: ShardPlan, shard: Shard) -> Iterator[Record]:
     # Decoded as the whole file is: the same codec, error handling and newline rules.
-    raw = io.BytesIO(_range(dataset.path, shard))
-    if dataset.detection.format != InputFormat.CSV:
-        return jsonl_lines(raw, first=shard.number)
-    text = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
-    return csv_rows(csv_reader(text, fieldnames=plan.header), first=shard.number)
+    with dataset.path.open("rb") as f:
+        raw = io.BufferedReader(_Range(f, shard.start, shard.end))
+        if dataset.detection.format != InputFormat.CSV:
+            yield from jsonl_lines(raw, first=shard.number)
+            return
+        text = CsvText(raw, dataset.path.name, shard.start, first=shard.number)
+        yield from csv_rows(csv_reader(text, fieldnames=plan.header), text, first=shard.number)
 
 
 def _group_records(dataset: Dataset, group: int, shards: list[Shard]) -> Iterator[Record]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..data.dataset import Dataset, Row, RowError
+from ..data.version import InputChanged
 from ..scorer.results import Progress, ScoreResult, ScorerInput
 from .claim_cache import ClaimCache
 from .execute import Say
@@ -133,6 +134,9 @@ class LocalRunner:
                     scored += len(window)
                     if bar is not None:
                         bar.rows(scored)
+            except InputChanged as e:
+                self._store.spoil(e.change)  # rows committed may be the changed file's
+                raise
             finally:
                 scoring.close()
 

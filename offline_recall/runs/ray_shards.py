@@ -10,6 +10,7 @@ from typing import Protocol
 
 from ..data.dataset import Dataset
 from ..data.shards import Shard, ShardPlan, plan_shards
+from ..data.version import InputChanged, check_unchanged
 from ..engines import engine_kind
 from .execute import Say
 from .manifest import RunIdentity, RunManifest
@@ -120,6 +121,13 @@ class ShardRunner:
                 on_shard,
                 quiet=True,
             )
+        # Workers read the shards' bytes apart: the file is hashed again once they are scored.
+        if pending and dataset.version is not None:
+            try:
+                check_unchanged(dataset.path, dataset.version)
+            except InputChanged as e:
+                self.folder.spoil(e.change)
+                raise
 
     def abandon(self) -> None:
         if self._fresh and not self.folder.committed():

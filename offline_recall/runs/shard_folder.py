@@ -54,6 +54,8 @@ class _Binding(BaseModel):
     schema_version: str
     identity: RunIdentity
     shard_rows: int
+    input_changed: str | None = None
+    """How the input changed while the shards were scored; a folder saying so is not resumed."""
 
 
 def _fsynced(path: Path) -> None:
@@ -93,20 +95,16 @@ class ShardFolder:
             stale.unlink(missing_ok=True)
         where = self.path / _RUN
         if not where.exists():
-            binding = _Binding(
-                schema_version=SCHEMA_VERSION, identity=identity, shard_rows=shard_rows
+            self._bind(
+                _Binding(schema_version=SCHEMA_VERSION, identity=identity, shard_rows=shard_rows)
             )
-            temp = self.path / f".{_RUN}.{uuid.uuid4().hex}.tmp"
-            temp.write_text(binding.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            temp.replace(where)
             return shard_rows
-        raw = json.loads(where.read_text(encoding="utf-8"))
-        if raw.get("schema_version") != SCHEMA_VERSION:
+        previous = self._binding()
+        if previous.input_changed is not None:
             raise ConfigurationError(
-                f"the shards in {self.path} were written by another version of offline-recall; "
-                "give another --shards, or --restart to discard them"
+                f"the shards in {self.path} hold rows of a run whose input changed: "
+                f"{previous.input_changed}; give --restart to score it again"
             )
-        previous = _Binding.model_validate(raw)
         if previous.identity != identity:
             shown = "; ".join(previous.identity.differences(identity))
             raise ConfigurationError(
@@ -114,6 +112,25 @@ class ShardFolder:
                 "--shards, or --restart to discard them"
             )
         return previous.shard_rows
+
+    def _binding(self) -> _Binding:
+        raw = json.loads((self.path / _RUN).read_text(encoding="utf-8"))
+        if raw.get("schema_version") != SCHEMA_VERSION:
+            raise ConfigurationError(
+                f"the shards in {self.path} were written by another version of offline-recall; "
+                "give another --shards, or --restart to discard them"
+            )
+        return _Binding.model_validate(raw)
+
+    def _bind(self, binding: _Binding) -> None:
+        temp = self.path / f".{_RUN}.{uuid.uuid4().hex}.tmp"
+        temp.write_text(binding.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        temp.replace(self.path / _RUN)
+
+    def spoil(self, change: str) -> None:
+        """Mark the shards as read from an input that changed while they were scored
+        (`change` says how): no later run resumes them."""
+        self._bind(self._binding().model_copy(update={"input_changed": change}))
 
     def set_manifest(self, manifest: RunManifest) -> None:
         write_manifest(self.path / _MANIFEST, manifest)

@@ -263,8 +263,13 @@ class RunStore:
 
     def claim(self, identity: RunIdentity) -> None:
         """Bind the store to `identity`; a store holding another run is refused, naming the
-        fields that differ."""
+        fields that differ, and so is one whose rows were read from an input that changed."""
         where = "" if self.path is None else f"{self.path} "
+        if (change := self._meta("input_changed")) is not None:
+            raise ConfigurationError(
+                f"the run store {where}holds rows of a run whose input changed: {change}; "
+                "give --restart to score it again"
+            )
         version = self._meta("schema")
         stored = self._meta("identity")
         if stored is not None and version != SCHEMA_VERSION:
@@ -283,6 +288,11 @@ class RunStore:
                 f"the run store {where}holds another run (different {shown}); give another "
                 "--out, or --restart to discard it"
             )
+
+    def spoil(self, change: str) -> None:
+        """Mark the rows held as read from an input that changed while they were scored
+        (`change` says how): no later run resumes them."""
+        self._set_meta("input_changed", change)
 
     def identity(self) -> RunIdentity | None:
         stored = self._meta("identity")
