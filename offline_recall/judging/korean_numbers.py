@@ -18,7 +18,9 @@ a determiner, MM; as "two" a numeral, NR), and a numeral is read only as a numbe
 
 A native numeral before 분 counts persons (세 분, three people), where a Sino-Korean one or
 digits count minutes (삼 분, 3분). The native words for a number of days (하루, 이틀, 사흘, ...
-열흘, 보름) are days. An ordinal (세 번째) is its counter's ordinal, not a count of it.
+열흘, 보름) are days. An ordinal (세 번째) is its counter's ordinal, not a count of it. A
+quantity in two units is one (2시간 30분 is 150분, 4분 30초 is 4분 반, 1년 6개월 is 열여덟 달, 3시
+30분 is 세 시 반), and "over" (130여 척) is read as the number itself.
 """
 
 from __future__ import annotations
@@ -46,10 +48,10 @@ _COUNTERS = frozenset([
     "시간", "달", "주", "주일", "개월", "년", "월", "일", "분", "초", "시", "명", "원", "개", "번",
     "회", "차례", "층", "배", "살", "세", "권", "곳", "가지", "마리", "학년", "세기", "퍼센트",
     "프로", "달러", "엔", "유로", "킬로미터", "미터", "센티미터", "킬로그램", "그램", "톤", "종",
-    "분기",
+    "분기", "가구", "척",
 ])  # fmt: skip
 # Counters a half (반) may follow: 두 시간 반, 1년 반, 세 시 반.
-_HALVES = frozenset(["시간", "달", "개월", "년", "시", "주", "주일", "세기"])
+_HALVES = frozenset(["시간", "분", "달", "개월", "년", "시", "주", "주일", "세기"])
 
 
 class Number(NamedTuple):
@@ -68,16 +70,23 @@ def _digits(form: str) -> float | None:
         return None
 
 
-def _atoms(ms: tuple[Morpheme, ...]) -> list[Morpheme]:
-    """The morphemes with a numeral the analyser kept whole (천만, 이십일) split into its
-    digits and scales, so that each atom is one digit, native numeral or scale."""
+def _atoms(ms: tuple[Morpheme, ...]) -> tuple[list[Morpheme], list[int]]:
+    """The morphemes with a numeral the analyser kept whole (천만, 이십일, 서른다섯) split into
+    its digits, numerals and scales, so that each atom is one; and for each atom, the index of
+    the morpheme it comes from."""
     out: list[Morpheme] = []
-    for m in ms:
-        if m.tag == "NR" and len(m.form) > 1 and all(c in _SINO or c in _SCALES for c in m.form):
-            out.extend(Morpheme(c, "NR") for c in m.form)
-        else:
-            out.append(m)
-    return out
+    origin: list[int] = []
+    for n, m in enumerate(ms):
+        parts = [m]
+        if m.tag == "NR" and len(m.form) > 1 and m.form not in _NATIVE:
+            if all(c in _SINO or c in _SCALES for c in m.form):
+                parts = [Morpheme(c, "NR") for c in m.form]
+            for k in range(1, len(m.form)):  # 서른다섯: 서른, 다섯
+                if m.form[:k] in _NATIVE and m.form[k:] in _NATIVE:
+                    parts = [Morpheme(m.form[:k], "NR"), Morpheme(m.form[k:], "NR")]
+        out += parts
+        origin += [n] * len(parts)
+    return out, origin
 
 
 def _is_counter(m: Morpheme) -> bool:
@@ -102,81 +111,132 @@ def _decimal(ms: list[Morpheme], i: int) -> tuple[float, int] | None:
     return value, i + 1
 
 
+class _Numeral(NamedTuple):
+    """The number that starts a run of morphemes, as read so far."""
+
+    value: float
+    end: int
+    digits: bool
+    """Whether digits state it (digits are a number with or without a counter)."""
+    composed: bool
+    """Whether Sino-Korean digits and a scale compose it (삼십: a number without a counter)."""
+    native: bool
+
+
+def _numeral(ms: list[Morpheme], i: int) -> _Numeral | None:
+    """The digits, numerals and scales from `i` on as one value; None if none starts there."""
+    start = i
+    total = section = current = 0.0
+    digits = sino = scaled = native = tens = False  # tens: 열 or 스물 just read, a unit may follow
+    while i < len(ms):
+        m = ms[i]
+        following = ms[i + 1] if i + 1 < len(ms) else None
+        read = _decimal(ms, i) if m.tag == "SN" else None
+        if read is not None:
+            if current or native:
+                break
+            current, i = read
+            digits = True
+            continue
+        if m.tag == "NR" and m.form in _SINO:
+            if current or native:
+                break
+            current, sino = float(_SINO[m.form]), True
+        elif m.form in _NATIVE and (
+            m.tag in ("NR", "MM")
+            or (m.form == "네" and following is not None and _is_counter(following))
+        ):
+            value = float(_NATIVE[m.form])
+            if i > start and not (tens and value < 10):
+                break
+            current, native = current + value, True
+            tens = value >= 10 and value % 10 == 0
+            i += 1
+            continue
+        elif m.tag == "NR" and m.form in _SCALES and not native:
+            scale = _SCALES[m.form]
+            if scale < 1e4:
+                section, current = section + (current or 1.0) * scale, 0.0
+            else:
+                total, section, current = total + (section + current or 1.0) * scale, 0.0, 0.0
+            scaled = True
+        else:
+            break
+        tens = False
+        i += 1
+    if i == start:
+        return None
+    return _Numeral(total + section + current, i, digits, sino and scaled, native)
+
+
+# A quantity followed directly by a smaller unit is one quantity (2시간 30분, 1년 6개월, 3시
+# 30분): the smaller unit, the factor between the two, and whether the sum is in the larger.
+_SMALLER = {
+    "시간": ("분", 60.0, False),
+    "분": ("초", 60.0, False),
+    "년": ("개월", 12.0, False),
+    "시": ("분", 60.0, True),  # 3시 30분 is half past three, as 3시 반 is
+}
+
+
 def numbers(text: str) -> list[Number]:
     """The numbers of `text` with their counters: digits (3개월, 1,000원, 4.1%), digits with
     scales (3만 명, 2만 5천 원), Sino-Korean numerals (삼십 분, 천오백 원), native numerals (세
-    명, 열두 시간, 스무 살), native day words (이틀). A numeral that is neither followed by a
-    counter nor a Sino-Korean digit composed with a scale ("한 사람", "이 법", "백") is no
-    number; digits alone are."""
-    ms = _atoms(morphemes(text))
+    명, 열두 시간, 스무 살), native day words (이틀), durations in two units (2시간 30분). A
+    numeral that is neither followed by a counter nor a Sino-Korean digit composed with a scale
+    ("한 사람", "이 법", "백") is no number; digits alone are."""
+    whole = morphemes(text)
+    ms, origin = _atoms(whole)
     found: list[Number] = []
+    ends: list[int] = []  # where each number found ends
     i = 0
     while i < len(ms):
         if ms[i].tag.startswith("NN") and ms[i].form in _DAYS:
             found.append(Number(float(_DAYS[ms[i].form]), "일", (ms[i].form,)))
             i += 1
+            ends.append(i)
             continue
         start = i
-        total = section = current = 0.0
-        seen = digits = sino = scaled = native = False
-        tens = False  # the last atom was a native tens numeral (열, 스물): a unit may follow
-        while i < len(ms):
-            m = ms[i]
-            following = ms[i + 1] if i + 1 < len(ms) else None
-            read = _decimal(ms, i) if m.tag == "SN" else None
-            if read is not None:
-                if current or native:
-                    break
-                current, i = read
-                seen = digits = True
-                continue
-            if m.tag == "NR" and m.form in _SINO:
-                if current or native:
-                    break
-                current, seen, sino = float(_SINO[m.form]), True, True
-            elif m.form in _NATIVE and (
-                m.tag in ("NR", "MM")
-                or (m.form == "네" and following is not None and _is_counter(following))
-            ):
-                value = float(_NATIVE[m.form])
-                if seen and not (tens and value < 10):
-                    break
-                current, seen, native = current + value, True, True
-                tens = value >= 10 and value % 10 == 0
-                i += 1
-                continue
-            elif m.tag == "NR" and m.form in _SCALES and not native:
-                scale = _SCALES[m.form]
-                if scale < 1e4:
-                    section, current = section + (current or 1.0) * scale, 0.0
-                else:
-                    total, section, current = total + (section + current or 1.0) * scale, 0.0, 0.0
-                seen = scaled = True
-            else:
-                break
-            tens = False
-            i += 1
-        if not seen:
+        read = _numeral(ms, i)
+        if read is None:
             i += 1
             continue
+        value, i = read.value, read.end
+        if i + 1 < len(ms) and ms[i].form == "여" and ms[i].tag == "XSN" and _is_counter(ms[i + 1]):
+            i += 1  # 130여 척: over 130, read as 130
         counter = ""
         # 세 after a Sino-Korean numeral is its counter (이십 세), read as a determiner.
-        if i < len(ms) and (_is_counter(ms[i]) or (ms[i].form == "세" and not native)):
+        if i < len(ms) and (_is_counter(ms[i]) or (ms[i].form == "세" and not read.native)):
             counter = ms[i].form
             i += 1
-            if counter == "분" and native:
+            if counter == "분" and read.native:
                 counter = "명"  # 세 분: three people; minutes are counted in Sino-Korean
             if i < len(ms) and ms[i].form == "째":
                 counter, i = counter + "째", i + 1
-        value = total + section + current
         if counter in ("세", "살") and ms[start].form == "만" and value > 1e4:
             value, start = value - 1e4, start + 1  # 만 20세: "fully" 20, not 10,020
         if counter in _HALVES and i < len(ms) and ms[i].form == "반" and ms[i].tag == "NNG":
             value, i = value + 0.5, i + 1
         # Spelled numerals without a counter are words, not numbers ("한 사람", "이 법"),
         # unless they are Sino-Korean digits composed with a scale (삼십) or digits (5만).
-        if not counter and not digits and not (sino and scaled):
+        if not (counter or read.digits or read.composed) or not math.isfinite(value):
             continue
-        if math.isfinite(value):
-            found.append(Number(value, counter, tuple(m.form for m in ms[start:i])))
+        stating = whole[origin[start] : origin[i - 1] + 1]  # as the analyser wrote them
+        number = Number(value, counter, tuple(m.form for m in stating))
+        smaller = _SMALLER.get(found[-1].counter) if found and ends[-1] == start else None
+        if smaller is not None and smaller[0] == counter:
+            before = found.pop()
+            ends.pop()
+            if before.counter != "년" or before.value < 100:  # 2020년 6개월 is a date
+                _, factor, larger = smaller
+                words = before.words + number.words
+                if larger:
+                    number = Number(before.value + value / factor, before.counter, words)
+                else:
+                    number = Number(before.value * factor + value, counter, words)
+            else:
+                found.append(before)
+                ends.append(start)
+        found.append(number)
+        ends.append(i)
     return found

@@ -218,7 +218,8 @@ _KOREAN_UNITS: dict[str, tuple[str, str, float]] = {
     "센티미터": ("m", "length", 1e-2), "킬로그램": ("kg", "mass", 1.0),
     "그램": ("kg", "mass", 1e-3), "톤": ("kg", "mass", 1e3), "살": ("age", "age", 1.0),
     "세": ("age", "age", 1.0), "번": ("time", "count", 1.0), "회": ("time", "count", 1.0),
-    "차례": ("time", "count", 1.0),
+    "차례": ("time", "count", 1.0), "리터": ("l", "volume", 1.0), "l": ("l", "volume", 1.0),
+    "밀리리터": ("l", "volume", 1e-3), "ml": ("l", "volume", 1e-3),
 }  # fmt: skip
 
 

@@ -105,6 +105,11 @@ KOREAN: tuple[Case, ...] = (
     Case("Korean number", HANDBOOK, "팀장은 다섯 명이다.", False),
     Case("Korean number", HANDBOOK, "팀장은 3명이다.", True),
     Case("Korean number", HANDBOOK, "정규직 직원은 해마다 20일의 연차 휴가를 받는다.", True),
+    # Korean numerals: the same number in native or Sino-Korean words, or another one.
+    Case("Korean number", HANDBOOK, "신입 직원은 처음 석 달 동안 수습 기간을 거친다.", True),
+    Case("Korean number", HANDBOOK, "정규직 직원은 매년 이십 일의 연차 휴가를 받는다.", True),
+    Case("Korean number", HANDBOOK, "신입 직원은 처음 여섯 달 동안 수습 기간을 거친다.", False),
+    Case("Korean number", HANDBOOK, "정규직 직원은 매년 십오 일의 연차 휴가를 받는다.", False),
 )  # fmt: skip
 CASES: tuple[Case, ...] = (
     # Negation: the claim and its best evidence sentence differ only in polarity, or agree.

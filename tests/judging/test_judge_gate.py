@@ -40,7 +40,18 @@ SHIPPED = _bundled_profiles()
 
 
 def _recorded(profile: JudgeProfile) -> dict[str, float]:
-    return recorded_p_yes(profile.model_fingerprint.partition("@")[0])
+    """The model's recorded P(yes) on every behaviour case; a case without one fails, naming
+    the command that records them."""
+    model = profile.model_fingerprint.partition("@")[0]
+    recorded = recorded_p_yes(model)
+    missing = [c for c in cases() if case_key(c.context, c.claim) not in recorded]
+    assert not missing, (
+        f"{len(missing)} behaviour cases have no recorded P(yes) of {model} (the first: "
+        f"{missing[0].kind}, {missing[0].language}, {missing[0].claim!r}): record them with "
+        f"python scripts/record_signals.py --model {model} --cases --out {model}.cases-signals"
+        f".jsonl --cases-out tests/fixtures/{model}.cases.jsonl"
+    )
+    return recorded
 
 
 def _decisions(profile: JudgeProfile) -> list[bool]:

@@ -31,6 +31,8 @@ def _read(text: str) -> list[tuple[float, str]]:
         ("여덟 마리가 있다.", 8, "마리"),
         ("네 시간 동안 기다렸다.", 4, "시간"),
         ("다섯 층 건물", 5, "층"),
+        ("지상 서른다섯 층", 35, "층"),  # one morpheme to the analyser
+        ("예순다섯 살 이상", 65, "살"),
         # Sino-Korean numerals, before a counter or composed with a scale.
         ("삼십 분이 걸린다.", 30, "분"),
         ("이십일 일 동안 열린다.", 21, "일"),
@@ -57,6 +59,9 @@ def _read(text: str) -> list[tuple[float, str]]:
         ("실업률은 4.1%이다.", 4.1, "%"),
         ("3.5퍼센트 올랐다.", 3.5, "퍼센트"),
         ("1,000원", 1000, "원"),
+        ("1,200가구가 입주한다.", 1200, "가구"),
+        ("천이백 가구", 1200, "가구"),
+        ("130여 척", 130, "척"),  # over 130
         # Native day words, a half, persons counted with 분.
         ("이틀 뒤에 돌아왔다.", 2, "일"),
         ("열흘 동안 비가 왔다.", 10, "일"),
@@ -160,3 +165,25 @@ def test_a_full_age_is_an_age() -> None:
     assert _read("만 20세 이상") == [(20, "세")]
     assert _read("만 이십 세 이상") == [(20, "세")]
     assert _read("만 오천 원") == [(15_000, "원")]
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("2시간 30분", "두 시간 삼십 분"),
+        ("2시간 30분", "2시간 반"),
+        ("4분 30초", "270초"),
+        ("4분 30초", "4분 반"),
+        ("1년 6개월", "열여덟 달"),
+        ("3시 30분", "세 시 반"),
+        ("물 550ml", "물 오백오십 밀리리터"),
+        ("물 1.5리터", "물 1,500ml"),
+    ],
+)
+def test_a_quantity_in_two_units_is_one_quantity(one: str, other: str) -> None:
+    assert quantities(one) == quantities(other) != ()
+    assert len(quantities(one)) == 1
+
+
+def test_a_year_is_not_a_duration_before_months() -> None:
+    assert _read("2020년 6개월") == [(2020, "년"), (6, "개월")]
