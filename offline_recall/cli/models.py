@@ -18,6 +18,7 @@ from ..engines.weights import WeightsState, cached_dir, install_weights, model_d
 from ..errors import OfflineRecallError
 from ..printable import printable
 from . import COMMANDS
+from .engine_log import engine_log_path, engine_messages, verbose_option
 
 
 @click.group(short_help=COMMANDS["models"].help)
@@ -124,9 +125,11 @@ def answers_text(manifest: ModelManifest) -> str:
 
 @models.command("install")
 @click.argument("model", default=DEFAULT_MODEL)
-def install_model(model: str) -> None:
+@verbose_option
+def install_model(model: str, verbose: bool) -> None:
     """Install MODEL's weights (a bundled model's name or a manifest path), verify them
-    against their pinned sha256, and prepare the folder the engines load."""
+    against their pinned sha256, and prepare the folder the engines load. Weights in parts
+    say one line a part as each is verified."""
     manifest = load_manifest(model)
     if weights_state(manifest) != WeightsState.VERIFIED:
         done = install_weights(manifest, say=lambda line: click.echo(f"  {line}", err=True))
@@ -136,7 +139,16 @@ def install_model(model: str) -> None:
         raise OfflineRecallError(
             f"the weights of {manifest.name} are {state.value} after installing"
         )
-    folder = model_dir(manifest)  # converts GGUF weights once, then checks the copy's hashes
+    if manifest.format == "gguf":
+        click.echo(
+            f"  preparing the folder the engines load: the GGUF converted once to "
+            f"{manifest.convert_dtype} safetensors in the cache, its files checked by sha256",
+            err=True,
+        )
+    # The conversion's own output (a progress bar redrawn in place) goes to the log.
+    log = None if verbose else engine_log_path("models-install")
+    with engine_messages(Console(stderr=True), log):
+        folder = model_dir(manifest)  # converts GGUF weights once, then checks the copy's hashes
     click.echo(f"{manifest.name}: weights verified ({manifest.fingerprint}); ready in {folder}")
 
 

@@ -3,9 +3,10 @@ while a model loads and works (their logging, Python warnings, and what native c
 engine's worker processes write to the standard streams) goes to a log file, and the command's
 own lines still reach the terminal.
 
-The standard streams' file descriptors point at the log for the duration, so that native code
-and child processes (vLLM's engine core when `VLLM_ENABLE_V1_MULTIPROCESSING` is on, Ray's
-start-up) write there too; the command writes its own lines to `EngineOutput.stdout` and
+The standard streams (`sys.stdout`, `sys.stderr`, for what Python code prints: a progress bar
+redrawn in place) and their file descriptors (for native code and child processes: vLLM's
+engine core when `VLLM_ENABLE_V1_MULTIPROCESSING` is on, Ray's start-up) point at the log for
+the duration; the command writes its own lines to `EngineOutput.stdout` and
 `EngineOutput.stderr`, which are the terminal's streams as they were. Nothing is changed at
 import: only inside `engine_output`, and all of it is put back when it ends.
 """
@@ -105,8 +106,8 @@ def engine_output(path: Path | None) -> Iterator[EngineOutput]:
             undo.enter_context(_environment())
             undo.enter_context(_loggers(_Counted(log, output)))
             undo.enter_context(_warnings(log, output))
-            output.stdout = undo.enter_context(_descriptor(sys.stdout, 1, log))
-            output.stderr = undo.enter_context(_descriptor(sys.stderr, 2, log))
+            output.stdout = undo.enter_context(_descriptor("stdout", 1, log))
+            output.stderr = undo.enter_context(_descriptor("stderr", 2, log))
             yield output
     finally:
         if path.is_file() and path.stat().st_size == 0:
@@ -166,17 +167,21 @@ def _warnings(log: TextIO, output: EngineOutput) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _descriptor(stream: TextIO, fd: int, log: TextIO) -> Iterator[TextIO]:
-    """File descriptor `fd` pointed at the log; yields the stream the command writes its own
-    lines to: `stream` itself when it does not write to `fd` (a test's captured stream), else
-    a stream on a copy of `fd` as it was."""
+def _descriptor(name: str, fd: int, log: TextIO) -> Iterator[TextIO]:
+    """The standard stream `name` (`sys.stdout`, `sys.stderr`) and its file descriptor `fd`
+    pointed at the log; yields the stream the command writes its own lines to: the stream as
+    it was when it does not write to `fd` (a test's captured stream), else a stream on a copy
+    of `fd` as it was."""
+    stream: TextIO = getattr(sys, name)
     _flush(stream)
     saved = os.dup(fd)
     own = stream if _descriptor_of(stream) != fd else _reopened(saved, stream)
     os.dup2(log.fileno(), fd)
+    setattr(sys, name, log)
     try:
         yield own
     finally:
+        setattr(sys, name, stream)
         _flush(stream)
         _flush_native()
         os.dup2(saved, fd)

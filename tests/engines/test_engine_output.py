@@ -32,6 +32,7 @@ def _noise() -> None:
     logging.getLogger("vllm.platforms").warning("Triton is not installed")
     warnings.warn("reduce_op is deprecated", FutureWarning, stacklevel=1)
     os.write(2, b"[W] torch.set_num_threads: native warning\n")
+    sys.stderr.write("Loading safetensors checkpoint shards:  50%|#####     | 1/2\r")
     worker = "import sys; sys.stderr.write('engine core worker started\\n')"
     subprocess.run([sys.executable, "-c", worker], check=True)
 
@@ -45,7 +46,8 @@ def test_a_vllm_record_a_warning_a_native_write_and_a_worker_go_to_the_log(
         print("our own line", file=output.stderr)
     kept = log.read_text()
     shown = capfd.readouterr()
-    for said in (NOISE, "Triton is not installed", "reduce_op", "set_num_threads", "worker"):
+    noise = (NOISE, "Triton is not installed", "reduce_op", "set_num_threads", "shards", "worker")
+    for said in noise:
         assert said in kept and said not in shown.err + shown.out, said
     assert output.warnings == 2  # the logged warning and the Python one
     said = output.said()
@@ -110,7 +112,7 @@ def test_score_keeps_the_engines_messages_in_a_log_it_names(
     shown = result.output + "".join(capfd.readouterr())
     log = tmp_path / "r.jsonl.engine.log"
     assert NOISE in log.read_text() and "set_num_threads" in log.read_text()
-    for said in (NOISE, "Triton", "reduce_op", "set_num_threads", "worker started"):
+    for said in (NOISE, "Triton", "reduce_op", "set_num_threads", "shards", "worker started"):
         assert said not in shown, said
     named = [line for line in result.output.splitlines() if str(log) in line]
     assert len(named) == 1 and "--verbose" in named[0], result.output

