@@ -154,6 +154,30 @@ def fail_under_option(command: F) -> F:
     )(command)
 
 
+def _delimiter(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`--delimiter`: one character; `\\t` or `tab` for a tab."""
+    if value is None:
+        return None
+    given = "\t" if value in ("\\t", "tab") else value
+    if len(given) != 1 or given in '"\r\n':
+        raise click.BadParameter(
+            f"{value!r}: give one character (a comma, ';', '|'), or '\\t' for a tab"
+        )
+    return given
+
+
+def delimiter_option(command: F) -> F:
+    """`--delimiter C`: the character a CSV input's cells are split at."""
+    return click.option(
+        "--delimiter",
+        default=None,
+        metavar="C",
+        callback=_delimiter,
+        help="CSV: the character between cells (',', ';', '\\t' for a tab) [default: the one "
+        "the header line holds most of: a comma, a semicolon or a tab].",
+    )(command)
+
+
 def finite_scale(ctx: click.Context, param: click.Parameter, value: float) -> float:
     """`--scale`: a finite number from 0 (meaning 1) to the largest scale."""
     from ..scorer.results import check_scale

@@ -17,6 +17,7 @@ from ..scorer.registry import reads_context, scorer_kind
 from . import COMMANDS
 from .engine_log import engine_log_path, engine_messages
 from .options import (
+    delimiter_option,
     fail_under_option,
     model_files,
     parse_fail_under,
@@ -77,6 +78,7 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
     metavar="TEXT",
     help="CSV and Parquet: the context cell holds chunks joined by TEXT (default: a JSON list).",
 )
+@delimiter_option
 @fail_under_option
 @click.option(
     "--max-failed",
@@ -102,6 +104,7 @@ def score(
     fmt: str | None,
     mapping: tuple[str, ...],
     context_sep: str | None,
+    delimiter: str | None,
     fail_under: tuple[str, ...],
     max_failed: int | None,
     store_path: Path | None,
@@ -150,7 +153,9 @@ def score(
         read | model_files("--judge-model", chosen.judge_model),
     )
     fields = parse_mapping(mapping)
-    dataset = open_dataset(data, fields, context_sep, context_required=reads_context(scorers))
+    dataset = open_dataset(
+        data, fields, context_sep, context_required=reads_context(scorers), delimiter=delimiter
+    )
     if dataset.total == 0:
         raise click.ClickException(f"{data.name} holds no rows: nothing to score")
     _check_rows(data.name, dataset, scorers)
@@ -171,7 +176,7 @@ def score(
     run = resolve_announced(console, chosen, "score DATA")
     spec = run.spec
     judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
-    given = InputSpec.of(data, fields, context_sep, dataset.sha256)
+    given = InputSpec.of(data, fields, context_sep, dataset.sha256, delimiter)
     log = None if chosen.verbose else engine_log_path("score", out)
 
     if where.ray is not None:

@@ -12,7 +12,16 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import DatasetError
 from ..printable import listed
-from .fields import FIELDS, LISTED_GROUND_TRUTH, Detection, FieldMap, detect, ground_truth_value
+from .fields import (
+    FIELDS,
+    LISTED_GROUND_TRUTH,
+    Detection,
+    FieldMap,
+    close_name,
+    detect,
+    ground_truth_value,
+    names_of,
+)
 from .readers import InputFormat, Record, decode_context_cell, input_format, refused_value
 from .scan import scan
 from .version import FileVersion, versioned_records
@@ -77,6 +86,13 @@ def _missing_context(record: Mapping[str, Any], fields: FieldMap) -> str:
     """Why a record has no context, with the fields it has and the option that names one."""
     given = [str(k) for k, v in record.items() if v is not None]
     found = listed(given) if given else "none"
+    close = close_name(given, [*names_of("context"), *fields.context])
+    if close is not None:
+        key, meant = close
+        return (
+            f"missing field {_quoted(fields.context)} (fields found: {found}); did you mean "
+            f"{meant} (the field {key})? read it with --map context={key}"
+        )
     return (
         f"missing field {_quoted(fields.context)} (fields found: {found}); "
         "name the context's field with --map context=FIELD"
@@ -214,6 +230,11 @@ class Dataset:
     """The first records, kept as the file was opened: a survey reads them again for free."""
 
     @property
+    def delimiter(self) -> str | None:
+        """A CSV file's delimiter, as given or as its header line shows it."""
+        return self.detection.delimiter
+
+    @property
     def reader(self) -> RowReader:
         return RowReader(self.detection, self.context_separator, self.context_required)
 
@@ -234,8 +255,11 @@ class Dataset:
         Read from the bytes hashed as the file was opened: once the rows end, a file that
         changed meanwhile raises `InputChanged`."""
         reader = self.reader
-        for number, record in versioned_records(self.detection.format, self.path, self.version):
+        for number, record in self._records():
             yield reader.row(number, record)
+
+    def _records(self) -> Iterator[Record]:
+        return versioned_records(self.detection.format, self.path, self.version, self.delimiter)
 
     def first_rows(self) -> Iterator[Row | RowError]:
         """Every row in order, as `rows` gives them, the first from the records kept when the
@@ -244,8 +268,7 @@ class Dataset:
         for number, record in self.head:
             yield reader.row(number, record)
         if len(self.head) < self.total:
-            found = versioned_records(self.detection.format, self.path, self.version)
-            rest = islice(found, len(self.head), None)
+            rest = islice(self._records(), len(self.head), None)
             for number, record in rest:
                 yield reader.row(number, record)
 
@@ -308,14 +331,13 @@ def require_context(detection: Detection, columns: list[str], name: str) -> None
     if columns and detection.found["context"] is None:
         wanted = " or ".join(detection.fields.context)
         if not wanted:
+            advice = detection.advice("context", "name the context's column")
             raise DatasetError(
-                f"{name}: no column is left for the context: {detection.taken('context')}; "
-                f"name the context's column with --map context=COLUMN "
-                f"(fields: {listed(columns)})"
+                f"{name}: no column is left for the context: {detection.taken('context')}; {advice}"
             )
         raise DatasetError(
             f"{name}: no {wanted} field for the context ({detection.convention} names); "
-            f"name it with --map context=COLUMN (fields: {listed(columns)})"
+            f"{detection.advice('context', 'name it')}"
         )
 
 
@@ -325,16 +347,18 @@ def open_dataset(
     context_separator: str | None = None,
     *,
     context_required: bool = True,
+    delimiter: str | None = None,
 ) -> Dataset:
-    """Detect `path`'s format and field names; fail, saying what to do, if it has no context
-    and `context_required` (a scorer of the run reads it)."""
+    """Detect `path`'s format and field names (a CSV file's delimiter is `delimiter`, else the
+    one its header shows); fail, saying what to do, if it has no context and
+    `context_required` (a scorer of the run reads it)."""
     fmt = input_format(path)
     if not path.is_file():
         raise DatasetError(
             f"{path}: not a regular file; a FIFO or device cannot be read twice (once to count "
             "its rows, once to score them): save it to a file first"
         )
-    found = scan(fmt, path)
+    found = scan(fmt, path, delimiter)
     if found.columns is not None:
         sample: list[dict[str, Any]] = []
         columns = found.columns
@@ -342,6 +366,7 @@ def open_dataset(
         sample = [r for _, r in found.head[:DETECTION_SAMPLE] if isinstance(r, dict)]
         columns = list(dict.fromkeys(k for record in sample for k in record))
     detection = detect(fmt, columns, mapping or {}, sample)
+    detection = detection.model_copy(update={"delimiter": found.delimiter})
     if context_required:
         require_context(detection, columns, path.name)
     return Dataset(

@@ -6,13 +6,16 @@ Names are detected from the keys or columns (Mastra's, RAGAS's or our own) and r
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import difflib
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import DatasetError
 from ..printable import listed
+from .csv_text import DELIMITERS, delimiter_counts, delimiter_words
 from .readers import InputFormat
 
 
@@ -80,6 +83,22 @@ def names_of(field: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for c in CONVENTIONS for k in getattr(c.fields, field)))
 
 
+CLOSE = 0.8
+"""How alike a key and a field's name must be (difflib's ratio) to be offered as a misspelling."""
+
+
+def close_name(keys: Iterable[str], names: Sequence[str]) -> tuple[str, str] | None:
+    """A key that looks like one of `names` misspelt (`ground_turth`, `Context`), with that
+    name; None when none does. Only the first keys, and short ones, are compared."""
+    for key in islice(keys, 1000):
+        if len(key) > 64 or key in names:
+            continue
+        found = difflib.get_close_matches(key, names, n=1, cutoff=CLOSE)
+        if found:
+            return key, found[0]
+    return None
+
+
 def ground_truth_value(key: str, value: Any) -> Any:
     """A ground truth as read from `key`: a `ground_truths` list of strings joined by newlines
     (every reference answer is one text to extract claims from), anything else as given."""
@@ -110,6 +129,8 @@ class Detection(BaseModel):
     """Every key or column the records read to detect the names hold."""
     ground_truth: bool = True
     """Whether any of those records holds a ground truth under the names it is read by."""
+    delimiter: str | None = None
+    """A CSV file's delimiter, as given or as its header line shows it."""
 
     def fields_for(self, keys: Collection[str]) -> FieldMap:
         """The names a record with these keys is read by: the file's, unless the record holds
@@ -122,6 +143,9 @@ class Detection(BaseModel):
     def describe(self) -> str:
         """One line, e.g. `JSON Lines, Mastra field names: input=input, context=context`."""
         names = ", ".join(f"{f}={k}" for f, k in self.found.items() if k is not None)
+        kind = str(self.format)
+        if self.delimiter is not None:
+            kind += f" delimited by {delimiter_words(self.delimiter)}"
         mapped = " with " + " ".join(f"--map {f}={c}" for f, c in self.mapped.items())
         others = (
             f" (some rows in {' and '.join(self.others)} names, each read by its own)"
@@ -129,8 +153,7 @@ class Detection(BaseModel):
             else ""
         )
         return (
-            f"{self.format}, {self.convention} field names{mapped if self.mapped else ''}"
-            f"{others}: {names}"
+            f"{kind}, {self.convention} field names{mapped if self.mapped else ''}{others}: {names}"
         )
 
     def missing_ground_truth(self, name: str, needed_by: str) -> str | None:
@@ -144,18 +167,50 @@ class Detection(BaseModel):
         it. One line naming the keys it is read from (or the --map that took them), the
         fields the records have and the option that names its column."""
         keys = getattr(self.fields, field)
-        fields = listed(self.columns) or "none"
         if not keys:
             return (
                 f"{name}: no column is left for {FIELD_WORDS[field]}, which {needed_by} needs: "
-                f"{self.taken(field)}; name its column with --map {field}=COLUMN "
-                f"(fields: {fields})"
+                f"{self.taken(field)}; {self.advice(field)}"
             )
         return (
             f"{name}: no row has {FIELD_WORDS[field]} ({' or '.join(keys)}, {self.convention} "
-            f"names), which {needed_by} needs; name its column with --map {field}=COLUMN "
-            f"(fields: {fields})"
+            f"names), which {needed_by} needs; {self.advice(field)}"
         )
+
+    def advice(self, field: str, how: str = "name its column") -> str:
+        """How to name the column of `field`, which no column holds, with the fields there
+        are: `how` with `--map FIELD=COLUMN`, or, for a column that looks like one of its names
+        misspelt, `did you mean ground_truth ...`; and a header that looks split at another
+        delimiter than the one read."""
+        used = set(self.found.values())
+        close = close_name(
+            (c for c in self.columns if c not in used),
+            [*names_of(field), *getattr(self.fields, field)],
+        )
+        said = f"{how} with --map {field}=COLUMN"
+        if close is not None:
+            column, meant = close
+            said = (
+                f"did you mean {meant} (the column {column})? read it with --map {field}={column}"
+            )
+        said += f" (fields: {listed(self.columns) or 'none'})"
+        joined = self.joined_by()
+        if joined is not None:
+            shown = "\\t" if joined == "\t" else joined
+            said += f"; the header looks delimited by {joined!r}: pass --delimiter '{shown}'"
+        return said
+
+    def joined_by(self) -> str | None:
+        """Another delimiter than the one read that a CSV header's names hold (the file looks
+        split at it), or None."""
+        if self.delimiter is None:
+            return None
+        counts = dict.fromkeys(DELIMITERS, 0)
+        for column in islice(self.columns, 1000):
+            for d, n in delimiter_counts(column[:1000]).items():
+                counts[d] += n
+        others = [d for d in DELIMITERS if d != self.delimiter and counts[d]]
+        return max(others, key=lambda d: counts[d]) if others else None
 
     def taken(self, field: str) -> str:
         """Which --map options read the names of `field` as other fields, in words

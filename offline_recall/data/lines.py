@@ -2,9 +2,9 @@
 held whole past it, however large the file and however few its line breaks.
 
 A JSON Lines line longer than `MAX_LINE_BYTES` is that row's error (read past, never kept); a
-CSV record (the header among them) longer than it, or a JSON document longer than
-`MAX_DOCUMENT_BYTES`, is refused in one line. The limits are read when a file is read, so a
-test may lower them.
+CSV record (the header among them) longer than it (see `csv_text.CsvText`), or a JSON document
+longer than `MAX_DOCUMENT_BYTES`, is refused in one line. The limits are read when a file is
+read, so a test may lower them.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import IO, NamedTuple
-
-from ..errors import DatasetError
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line of JSON Lines, and the longest CSV record (its line breaks included), in
@@ -101,46 +99,3 @@ def is_blank(line: bytes | LongLine) -> bool:
 def mib(size: int) -> str:
     """A limit in bytes as a person reads it: `64 MiB`, or bytes below one MiB."""
     return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size} bytes"
-
-
-_BOM = b"\xef\xbb\xbf"
-
-
-class CsvText:
-    """CSV bytes as lines of text for a csv reader: decoded as a whole file is (a byte order
-    mark at its start dropped, bytes that are not UTF-8 kept as `surrogateescape` writes them),
-    split where it splits lines, and never more than `MAX_LINE_BYTES` for one record: a longer
-    one is refused, in one line. `first` is the number of the first record (0: the header);
-    `record` says that one was read. `consumed` is the offset past the lines given."""
-
-    def __init__(self, f: IO[bytes], name: str, offset: int = 0, first: int = 0) -> None:
-        self._lines = byte_lines(f, offset)
-        self._name = name
-        self._number = first
-        self._size = 0
-        self._start = offset == 0
-        self.consumed = offset
-
-    def __iter__(self) -> CsvText:
-        return self
-
-    def __next__(self) -> str:
-        offset, line = next(self._lines)
-        self._size += line_size(line)
-        if isinstance(line, LongLine) or self._size > MAX_LINE_BYTES:
-            what = "the header" if self._number == 0 else f"row {self._number}"
-            raise DatasetError(
-                f"{self._name}: {what} is longer than {mib(MAX_LINE_BYTES)} of CSV; a quote "
-                "opened and never closed reads on to the end of the file: check the quotes, "
-                "or split the text"
-            )
-        self.consumed = offset + len(line)
-        if self._start:
-            self._start = False
-            line = line.removeprefix(_BOM)
-        return line.decode("utf-8", "surrogateescape")
-
-    def record(self) -> None:
-        """A record was read: the next one's size counts from here."""
-        self._number += 1
-        self._size = 0

@@ -5,7 +5,6 @@ The format comes from the file's extension.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import sys
@@ -18,7 +17,11 @@ from typing import IO, Any, NamedTuple
 from ..errors import DatasetError
 from ..printable import NAME_SHOWN, NAMES_SHOWN, clipped, listed
 from . import lines
-from .lines import CsvText, LongLine, byte_lines, is_blank, mib
+from .csv_text import CsvText, csv_reader, csv_rows, sniff_delimiter
+from .lines import LongLine, byte_lines, is_blank, mib
+
+Record = tuple[int, dict[str, Any] | str]
+"""A record's position and its keys, or the reason it is not a record."""
 
 
 class InputFormat(StrEnum):
@@ -48,10 +51,6 @@ def input_format(path: Path) -> InputFormat:
         known = ", ".join(EXTENSIONS)
         raise DatasetError(f"{path.name}: unknown data format {path.suffix!r}; use one of {known}")
     return fmt
-
-
-Record = tuple[int, dict[str, Any] | str]
-"""A record's position and its keys, or the reason it is not a record."""
 
 
 QUOTED = 24
@@ -286,37 +285,6 @@ def json_item_records(items: list[Any]) -> Iterator[Record]:
             yield number, item if isinstance(item, dict) else "expected a JSON object"
 
 
-def csv_reader(text: CsvText, fieldnames: Sequence[str] | None = None) -> csv.DictReader[str]:
-    """Rows of CSV text as dicts; the header is the first row unless `fieldnames` are given
-    (it is read here, as a record of its own)."""
-    csv.field_size_limit(sys.maxsize)  # a cell is bounded by its record's limit (`CsvText`)
-    reader = csv.DictReader(text, fieldnames=fieldnames)
-    if fieldnames is None:
-        _ = reader.fieldnames
-        text.record()
-    return reader
-
-
-def csv_rows(reader: csv.DictReader[str], text: CsvText, first: int = 1) -> Iterator[Record]:
-    """The records a CSV reader of `text` gives, numbered from `first` (header excluded)."""
-    number = first - 1
-    while True:
-        number += 1
-        try:
-            record = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as e:
-            text.record()
-            yield number, f"not valid CSV ({e})"
-            continue
-        text.record()
-        if None in record:
-            yield number, "has more cells than the header has columns"
-            continue
-        yield number, {k: (v if v != "" else None) for k, v in record.items()}
-
-
 def columns_once(columns: Sequence[str], name: str, what: str = "the header") -> list[str]:
     """A table's columns, refusing a column named twice (`what` names where they are)."""
     twice = sorted(c for c, n in Counter(columns).items() if n > 1)
@@ -328,17 +296,28 @@ def columns_once(columns: Sequence[str], name: str, what: str = "the header") ->
     return list(columns)
 
 
+class TextFile(NamedTuple):
+    """A text file being read: its records and, for CSV, its columns and delimiter."""
+
+    records: Iterator[Record]
+    columns: list[str] | None = None
+    delimiter: str | None = None
+
+
 def text_records(
-    fmt: InputFormat, f: IO[bytes], name: str
-) -> tuple[list[str] | None, Iterator[Record]]:
-    """A text file's columns (CSV's header; None for JSON) and its records, read from `f`."""
+    fmt: InputFormat, f: IO[bytes], name: str, delimiter: str | None = None
+) -> TextFile:
+    """A text file's records read from `f`; a CSV file's delimiter is `delimiter`, else the
+    one its header line holds most (see `sniff_delimiter`)."""
     if fmt == InputFormat.JSONL:
-        return None, jsonl_lines(f)
+        return TextFile(jsonl_lines(f))
     if fmt == InputFormat.JSON:
-        return None, json_item_records(json_items(json_document(f, name), name))
+        return TextFile(json_item_records(json_items(json_document(f, name), name)))
     text = CsvText(f, name)
-    reader = csv_reader(text)
-    return columns_once(reader.fieldnames or [], name), csv_rows(reader, text)
+    delimiter = delimiter or sniff_delimiter(text.peek())
+    reader = csv_reader(text, delimiter=delimiter)
+    columns = columns_once(reader.fieldnames or [], name)
+    return TextFile(csv_rows(reader, text), columns, delimiter)
 
 
 def csv_records(path: Path) -> Iterator[Record]:
@@ -421,4 +400,4 @@ def records(fmt: InputFormat, path: Path) -> Iterator[Record]:
         yield from parquet_records(path)
         return
     with path.open("rb") as f:
-        yield from text_records(fmt, f, path.name)[1]
+        yield from text_records(fmt, f, path.name).records

@@ -66,10 +66,13 @@ class Scan:
     """A table's columns (CSV's header, Parquet's schema); None for JSON."""
     head: tuple[Record, ...]
     """The first `HEAD` records (none for Parquet, whose rows are read in batches)."""
+    delimiter: str | None = None
+    """A CSV file's delimiter, as given or as its header line shows it."""
 
 
-def scan(fmt: InputFormat, path: Path) -> Scan:
-    """Read `path` once as `fmt`: its digest, count, header and first records."""
+def scan(fmt: InputFormat, path: Path, delimiter: str | None = None) -> Scan:
+    """Read `path` once as `fmt`: its digest, count, header and first records (a CSV file
+    split at `delimiter`, else at the one its header shows)."""
     if fmt == InputFormat.PARQUET:
         with path.open("rb") as f:
             raw = HashingReader(f)
@@ -79,7 +82,7 @@ def scan(fmt: InputFormat, path: Path) -> Scan:
         return Scan(digest, raw.size, int(parquet.metadata.num_rows), names, ())
     with path.open("rb") as f:
         raw = HashingReader(f)
-        columns, found = text_records(fmt, io.BufferedReader(raw), path.name)
-        head = tuple(islice(found, HEAD))
-        total = len(head) + sum(1 for _ in found)
-        return Scan(raw.sha256(), raw.size, total, columns, head)
+        found = text_records(fmt, io.BufferedReader(raw), path.name, delimiter)
+        head = tuple(islice(found.records, HEAD))
+        total = len(head) + sum(1 for _ in found.records)
+        return Scan(raw.sha256(), raw.size, total, found.columns, head, found.delimiter)

@@ -13,23 +13,15 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from itertools import islice
-from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import DatasetError
+from .csv_text import CsvText, csv_reader, csv_rows
 from .dataset import Dataset, Row, RowError
-from .lines import CsvText, byte_lines, is_blank
-from .readers import (
-    InputFormat,
-    Record,
-    batch_records,
-    csv_reader,
-    csv_rows,
-    jsonl_lines,
-    parquet_file,
-)
+from .lines import byte_lines, is_blank
+from .readers import InputFormat, Record, batch_records, jsonl_lines, parquet_file
 
 
 class Shard(BaseModel):
@@ -83,9 +75,9 @@ class _Cutter:
         self._records = 0
 
 
-def _plan_jsonl(path: Path, size: int) -> ShardPlan:
+def _plan_jsonl(dataset: Dataset, size: int) -> ShardPlan:
     cutter = _Cutter(size)
-    with path.open("rb") as f:
+    with dataset.path.open("rb") as f:
         for number, (offset, line) in enumerate(byte_lines(f), start=1):
             if not is_blank(line):
                 cutter.record(offset, number)
@@ -93,11 +85,11 @@ def _plan_jsonl(path: Path, size: int) -> ShardPlan:
     return ShardPlan(shards=tuple(cutter.shards))
 
 
-def _plan_csv(path: Path, size: int) -> ShardPlan:
+def _plan_csv(dataset: Dataset, size: int) -> ShardPlan:
     cutter = _Cutter(size)
-    with path.open("rb") as f:
-        text = CsvText(f, path.name)
-        reader = csv_reader(text)
+    with dataset.path.open("rb") as f:
+        text = CsvText(f, dataset.path.name)
+        reader = csv_reader(text, delimiter=dataset.delimiter or ",")
         header = tuple(reader.fieldnames or ())
         start = text.consumed
         for number, _ in csv_rows(reader, text):
@@ -108,8 +100,8 @@ def _plan_csv(path: Path, size: int) -> ShardPlan:
     return ShardPlan(shards=tuple(cutter.shards), header=header)
 
 
-def _plan_parquet(path: Path, size: int) -> ShardPlan:
-    metadata = parquet_file(path).metadata
+def _plan_parquet(dataset: Dataset, size: int) -> ShardPlan:
+    metadata = parquet_file(dataset.path).metadata
     shards: list[Shard] = []
     number = 1
     for group in range(metadata.num_row_groups):
@@ -146,7 +138,7 @@ def plan_shards(dataset: Dataset, size: int) -> ShardPlan:
             f"{dataset.path.name}: a {dataset.detection.format} file cannot be read in shards; "
             "convert it to JSON Lines (one object per line)"
         )
-    return planner(dataset.path, size)
+    return planner(dataset, size)
 
 
 class _Range(io.RawIOBase):
@@ -176,7 +168,8 @@ def _text_records(dataset: Dataset, plan: ShardPlan, shard: Shard) -> Iterator[R
             yield from jsonl_lines(raw, first=shard.number)
             return
         text = CsvText(raw, dataset.path.name, shard.start, first=shard.number)
-        yield from csv_rows(csv_reader(text, fieldnames=plan.header), text, first=shard.number)
+        reader = csv_reader(text, plan.header, dataset.delimiter or ",")
+        yield from csv_rows(reader, text, first=shard.number)
 
 
 def _group_records(dataset: Dataset, group: int, shards: list[Shard]) -> Iterator[Record]:

@@ -77,10 +77,11 @@ def check_unchanged(path: Path, version: FileVersion) -> None:
 
 
 def versioned_records(
-    fmt: InputFormat, path: Path, version: FileVersion | None
+    fmt: InputFormat, path: Path, version: FileVersion | None, delimiter: str | None = None
 ) -> Iterator[Record]:
-    """The records of `path` as `fmt`; with `version`, read from the bytes it hashed (see the
-    module's doc), raising `InputChanged` once they end if the file changed."""
+    """The records of `path` as `fmt` (CSV split at `delimiter`); with `version`, read from
+    the bytes it hashed (see the module's doc), raising `InputChanged` once they end if the
+    file changed."""
     if fmt == InputFormat.PARQUET:
         yield from parquet_records(path)
         if version is not None:
@@ -88,8 +89,7 @@ def versioned_records(
         return
     with path.open("rb") as f:
         raw = HashingReader(f, None if version is None else version.size)
-        _, found = text_records(fmt, io.BufferedReader(raw), path.name)
-        yield from found
+        yield from text_records(fmt, io.BufferedReader(raw), path.name, delimiter).records
         if version is None:
             return
         check_read(path, version, raw.sha256(), raw.size)

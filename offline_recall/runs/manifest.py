@@ -25,6 +25,8 @@ class InputSpec(Frozen):
     sha256: str
     mapping: dict[str, str] = Field(default_factory=dict)
     context_separator: str | None = None
+    delimiter: str | None = None
+    """A CSV file's delimiter as `--delimiter` gave it; None: read from its header line."""
 
     @classmethod
     def of(
@@ -33,6 +35,7 @@ class InputSpec(Frozen):
         mapping: dict[str, str] | None = None,
         context_separator: str | None = None,
         sha256: str | None = None,
+        delimiter: str | None = None,
     ) -> InputSpec:
         """The input `path`, its bytes' `sha256` taken now unless given (as `open_dataset`
         took it in its one pass over the file)."""
@@ -41,6 +44,7 @@ class InputSpec(Frozen):
             sha256=sha256 or sha256_file(path),
             mapping=dict(mapping or {}),
             context_separator=context_separator,
+            delimiter=delimiter,
         )
 
 
@@ -51,6 +55,7 @@ class RunIdentity(Frozen):
     input_sha256: str
     mapping: dict[str, str]
     context_separator: str | None
+    delimiter: str | None = None
 
     @classmethod
     def of(cls, spec: RunSpec, data: InputSpec) -> RunIdentity:
@@ -59,6 +64,7 @@ class RunIdentity(Frozen):
             input_sha256=data.sha256,
             mapping=data.mapping,
             context_separator=data.context_separator,
+            delimiter=data.delimiter,
         )
 
     def differences(self, other: RunIdentity) -> list[str]:

@@ -173,6 +173,7 @@ def verify_run(
         manifest.input.mapping,
         manifest.input.context_separator,
         context_required=reads_context(s.id for s in spec.scorers),
+        delimiter=manifest.input.delimiter,
     )
     rows = (r for r in dataset.rows() if r.line in chosen)
     if progress is not None:

@@ -55,8 +55,8 @@ def test_each_map_is_named_and_a_column_may_hold_an_equals_sign(tmp_path: Path) 
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert (
-        "reading data.csv: CSV, offline-recall field names with --map ground_truth=gt=v2 "
-        "--map context=chunks: ground_truth=gt=v2, context=chunks"
+        "reading data.csv: CSV delimited by commas, offline-recall field names with --map "
+        "ground_truth=gt=v2 --map context=chunks: ground_truth=gt=v2, context=chunks"
     ) in result.output
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["results"]["context-recall-scorer"]["score"] == 1.0

@@ -320,7 +320,7 @@ def test_cli_reads_csv_with_a_separator_and_mapped_columns(tmp_path: Path) -> No
         "##",
         *("--map", "input=question", "--map", "ground_truth=answer", "--map", "context=chunks"),
     )
-    assert "CSV, RAGAS field names with --map input=question" in output
+    assert "CSV delimited by commas, RAGAS field names with --map input=question" in output
     (record,) = read_results(out)
     assert record.input == "Where?"
     assert record.output is None  # `answer` is the ground truth here, not also RAGAS's output
