@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
+from itertools import islice
 
 import jinja2
 
@@ -33,14 +34,21 @@ def render_report(records: Sequence[ItemRecord], source: str) -> str:
     return "".join(report_chunks(report_view(records, source), records))
 
 
+PAGE = 100
+"""Items the report shows at a time. The first page is rendered in the HTML itself, readable
+with scripts off; the others wait as inert text that the page's script shows a page at a
+time (sorted, filtered and searched), so a long run's page opens as fast as a short one's."""
+
+
 def report_chunks(view: ReportView, records: Iterable[ItemRecord]) -> Iterator[str]:
     """The report page of `view` (the summary of a run, `report_view`) with `records` (the
     same run, read again) as its items, a piece at a time: a long run is written without the
-    page or its records held whole. The page shows the items a page at a time."""
+    page or its records held whole. The page shows the items a page at a time (`PAGE`)."""
     tops = {s.id: s.top for s in view.scorers}
     items = (item_view(record, tops) for record in records)
+    first = list(islice(items, PAGE))
     template = _environment().get_template("report.html.j2")
-    return template.generate(view=view, items=items)
+    return template.generate(view=view, first=first, rest=items, page=PAGE)
 
 
 def render_comparison(comparisons: Sequence[Comparison]) -> str:

@@ -2,20 +2,26 @@
   "use strict";
   var list = document.getElementById("items");
   if (!list) { return; }
-  // Each item's markup waits, inert, in a <script type="text/html">; only the page shown is
-  // made into elements, so a run of 100,000 rows opens as quickly as one of ten.
-  var PAGE = 100;
-  var rows = Array.prototype.map.call(document.querySelectorAll("script.item-source"), function (source) {
+  // The first page's items are in the HTML itself (readable with scripts off); each other
+  // item's markup waits, inert, in a <script type="text/html">. Only the page shown is made
+  // into elements, so a run of 100,000 rows opens as quickly as one of ten.
+  var PAGE = parseInt(list.getAttribute("data-page"), 10) || 100;
+  var sources = document.querySelectorAll("#items > article.item, script.item-source");
+  var rows = Array.prototype.map.call(sources, function (source) {
+    var inline = source.tagName !== "SCRIPT";
+    var id = source.getAttribute("data-id");
     return {
       source: source,
+      html: inline ? source.outerHTML : null,
       line: parseInt(source.getAttribute("data-line"), 10),
-      id: source.getAttribute("data-id"),
+      id: id,
       scores: source.getAttribute("data-scores").split(" "),
       statuses: source.getAttribute("data-statuses").split(" "),
       scorers: source.getAttribute("data-result-scorers").split(" "),
-      text: null
+      text: inline ? (id + " " + source.textContent).toLowerCase() : null
     };
   });
+  document.getElementById("controls").hidden = false;
   var scorer = document.getElementById("scorer");
   var sort = document.getElementById("sort");
   var status = document.getElementById("status");
@@ -90,7 +96,7 @@
     page = Math.min(Math.max(page, 0), pages() - 1);
     var first = page * PAGE;
     list.innerHTML = matching.slice(first, first + PAGE).map(function (row) {
-      return row.source.textContent;
+      return row.html !== null ? row.html : row.source.textContent;
     }).join("");
     shown.textContent = "showing " + matching.length + " of " + rows.length + " items";
     pager.hidden = pages() < 2;
