@@ -200,6 +200,13 @@ class ModelManifest(_Frozen):
         description="The dtype a GGUF is dequantised to once, for the engines that load "
         "safetensors (bfloat16 halves a larger model's folder)",
     )
+    quantize: Literal["int8"] | None = Field(
+        default=None,
+        description="int8: the converted weights of every linear layer of the decoder stored "
+        "as int8 with one scale per output channel (the embeddings and output layer stay in "
+        "convert_dtype); vLLM computes them in int8 with each token's activations quantized "
+        "as they come, transformers in convert_dtype from the same int8 values",
+    )
     manifest_dir: Path | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
@@ -225,6 +232,7 @@ class ModelManifest(_Frozen):
                 "answers",
                 "classifier",
                 "convert_dtype",
+                "quantize",
             },
             exclude_defaults=True,
         )

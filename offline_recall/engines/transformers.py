@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import MissingExtraError
 from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
+from .int8 import load_dequantized
 from .lookup_decoding import Head, greedy_constrained, head_of
 from .manifests import ModelManifest
 from .weights import model_dir, quiet_loading
@@ -62,13 +63,16 @@ class TransformersEngine(PinnedEngine):
             AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False),
         )
         with quiet_loading():
-            model = AutoModelForCausalLM.from_pretrained(
-                folder,
-                local_files_only=True,
-                trust_remote_code=False,
-                use_safetensors=True,
-                dtype=getattr(torch, self.options.dtype),
-            )
+            if manifest.quantize == "int8":
+                model = load_dequantized(folder, getattr(torch, self.options.dtype))
+            else:
+                model = AutoModelForCausalLM.from_pretrained(
+                    folder,
+                    local_files_only=True,
+                    trust_remote_code=False,
+                    use_safetensors=True,
+                    dtype=getattr(torch, self.options.dtype),
+                )
         self._model: Any = cast(Any, model).to(self.options.device).eval()
         super().__init__(
             "transformers", manifest, ChatTemplate(self._tokenizer, manifest), self.options.dtype

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import ModelError
 from ..paths import cache_root
+from .int8 import save_quantized
 from .manifests import ModelManifest
 from .wheel_parts import (
     assemble,
@@ -129,7 +130,8 @@ def quiet_loading() -> Iterator[None]:
 
 
 def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
-    """Dequantise the GGUF into a safetensors folder, written atomically with its hashes."""
+    """Dequantise the GGUF into a safetensors folder (its decoder's linear weights in int8
+    where the manifest says so), written atomically with its hashes."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
@@ -146,7 +148,10 @@ def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
                 quantization_config=GgufConfig(dequantize=True),
                 dtype=getattr(torch, manifest.convert_dtype),
             )
-            model.save_pretrained(work, safe_serialization=True)
+            if manifest.quantize == "int8":
+                save_quantized(model, work)
+            else:
+                model.save_pretrained(work, safe_serialization=True)
             tokenizer.save_pretrained(work)
         files = {p.name: sha256_file(p) for p in sorted(work.iterdir()) if p.is_file()}
         marker = {"fingerprint": manifest.fingerprint, "source": gguf, "files": files}

@@ -1,0 +1,128 @@
+"""Weights in int8, one scale per output channel: written once when a model is converted, read
+by vLLM as a compressed-tensors W8A8 checkpoint and by transformers as the same values
+dequantised.
+
+Only the linear layers of the decoder are quantized; the embeddings and the output layer keep
+the converted dtype. Rounding a weight to the nearest of 255 levels of its output channel kept
+every yes/no decision of the 1.5B Qwen judge on held-out pairs; what the activations lose is
+vLLM's per-token quantization, measured in benchmarks/speed/light_judge.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import torch
+
+SCALE = ".weight_scale"
+"""The suffix of a quantized weight's scales: `<layer>.weight_scale`, one per output channel."""
+
+LEVELS = 127
+"""Symmetric int8: weights in [-127, 127] times their channel's scale."""
+
+QUANTIZATION_CONFIG: dict[str, Any] = {
+    "quant_method": "compressed-tensors",
+    "format": "int-quantized",
+    "quantization_status": "compressed",
+    "ignore": ["lm_head"],
+    "config_groups": {
+        "group_0": {
+            "targets": ["Linear"],
+            "weights": {
+                "num_bits": 8,
+                "type": "int",
+                "symmetric": True,
+                "strategy": "channel",
+                "dynamic": False,
+            },
+            "input_activations": {
+                "num_bits": 8,
+                "type": "int",
+                "symmetric": True,
+                "strategy": "token",
+                "dynamic": True,
+            },
+        }
+    },
+}
+"""How vLLM reads the folder: int8 weights with a scale per channel, each token's
+activations quantized to int8 as they are computed."""
+
+
+def quantized(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`weight` ([out, in]) as int8 and its scales ([out, 1], float32): each output channel
+    scaled so that its largest magnitude is 127, rounded to nearest."""
+    import torch
+
+    w = weight.float()
+    scale = (w.abs().amax(dim=1, keepdim=True) / LEVELS).clamp(min=torch.finfo(torch.float32).tiny)
+    return torch.round(w / scale).clamp(-LEVELS, LEVELS).to(torch.int8), scale
+
+
+def quantized_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The model's state with the weight of every linear layer of its decoder in int8 and its
+    scales beside it; everything else as it is, a tied weight once."""
+    import torch
+
+    state: dict[str, torch.Tensor] = {}
+    stored: set[int] = set()
+    for name, tensor in model.state_dict().items():
+        if tensor.data_ptr() in stored:
+            continue  # a tied weight (the output layer's, the embeddings') is stored once
+        stored.add(tensor.data_ptr())
+        state[name] = tensor.detach().contiguous()
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.Linear) and ".layers." in f".{name}.":
+            q, scale = quantized(module.weight.detach())
+            state[f"{name}.weight"] = q
+            state[f"{name}{SCALE}"] = scale
+    return state
+
+
+def save_quantized(model: Any, folder: Path) -> None:
+    """Write `model` (a transformers model) to `folder` with its decoder's linear weights in
+    int8 and a config that says so."""
+    from safetensors.torch import save_file
+
+    save_file(quantized_state(model), str(folder / "model.safetensors"), metadata={"format": "pt"})
+    model.config.save_pretrained(folder)
+    model.generation_config.save_pretrained(folder)
+    config_file = folder / "config.json"
+    config = json.loads(config_file.read_text())
+    config["quantization_config"] = QUANTIZATION_CONFIG
+    config_file.write_text(json.dumps(config, indent=2, sort_keys=True))
+
+
+def load_dequantized(folder: Path, dtype: torch.dtype) -> Any:
+    """A transformers model from an int8 folder, each quantized weight dequantised to `dtype`
+    (int8 times its channel's scale): the values vLLM multiplies, without its activation
+    quantization."""
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers.initialization import no_init_weights
+
+    config: Any = AutoConfig.from_pretrained(folder, local_files_only=True)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    with no_init_weights():  # every weight is assigned below
+        model: Any = cast(Any, AutoModelForCausalLM).from_config(config, dtype=dtype)
+    stored = load_file(str(folder / "model.safetensors"))
+    state: dict[str, torch.Tensor] = {}
+    for name, tensor in stored.items():
+        if name.endswith(SCALE):
+            continue
+        scale = stored.get(name.removesuffix(".weight") + SCALE)
+        state[name] = (tensor.float() * scale if scale is not None else tensor).to(dtype)
+    missing, unexpected = model.load_state_dict(state, strict=False, assign=True)
+    if unexpected or [m for m in missing if not _tied(model, m)]:
+        raise ValueError(f"int8 folder {folder} does not fit its config: missing {missing[:3]}")
+    model.tie_weights()
+    return model
+
+
+def _tied(model: Any, name: str) -> bool:
+    """Whether `name` is a weight tied to another (the output layer to the embeddings)."""
+    return bool(getattr(model.config, "tie_word_embeddings", False)) and name == "lm_head.weight"
