@@ -130,3 +130,15 @@ def test_score_verbose_shows_them_and_writes_no_log(
     assert "set_num_threads" in capfd.readouterr().err
     assert not (tmp_path / "r.jsonl.engine.log").exists()
     assert "engine's own messages" not in result.output
+
+
+def test_the_engines_page_names_the_logs_the_commands_write() -> None:
+    from offline_recall.cli.engine_log import engine_log_path
+
+    page = " ".join(
+        (Path(__file__).resolve().parents[2] / "docs" / "engines.md").read_text().split()
+    )
+    assert f"`{engine_log_path('score', Path('results.jsonl')).name}`" in page
+    for command in ("score", "verify", "serve", "models-install"):
+        assert f"`{engine_log_path(command).name}`" in page, command
+    assert "--verbose" in page
