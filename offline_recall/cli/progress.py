@@ -164,6 +164,8 @@ class RunBar:
         self._verdicts: _Verdicts | None = None
         self._begun: float | None = None
         self._working = False
+        self._checks: dict[str, int] = {}
+        self._counted: dict[str, int] = {}  # each scorer's count in its verdict stage so far
         self._done_before = 0
         self._committed = 0.0
         self._lock = threading.Lock()
@@ -228,6 +230,11 @@ class RunBar:
             return None
         return scored, self._committed - self._begun
 
+    def checks(self) -> dict[str, int]:
+        """The verdicts each scorer's judge stage counted in this run: a scorer of claims
+        against the context counts its chunk checks."""
+        return dict(self._checks)
+
     def pace(self) -> str | None:
         """Rows per second since the first work began, and about how long the rest take (or
         `estimating`, while no measured rate tells it); None before the first work begins."""
@@ -281,6 +288,9 @@ class RunBar:
     def stage(self, scorer: str, stage: str, done: int, total: int) -> None:
         self._stage = _stage_text(scorer, stage, done, total)
         if stage == scorer_kind(scorer).judged:
+            counted = 0 if done == 0 else self._counted.get(scorer, 0)  # 0 starts a stage
+            self._checks[scorer] = self._checks.get(scorer, 0) + done - counted
+            self._counted[scorer] = done
             now, told = self._clock(), self._verdicts
             began = now if told is None or done == 0 else told.began
             self._verdicts = _Verdicts(began, now, done, total)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..data.dataset import Dataset
     from ..runs.execute import RunOutcome
     from ..runs.spec import RunSpec
+    from .progress import RunBar
 
 
 def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
@@ -204,8 +205,7 @@ def score(
         if cache is not None:
             cache.close()
 
-    scoring = bar.scoring()
-    _report(console, started, scoring, form, outcome, spec, out, gates, max_failed, dataset.where)
+    _report(console, started, bar, form, outcome, spec, out, gates, max_failed, dataset.where)
 
 
 def _say(console: Console) -> Callable[[str], None]:
@@ -307,7 +307,7 @@ def _destinations(out: Path | None, store: Path | None, verbose: bool) -> list[t
 def _report(
     console: Console,
     started: float,
-    scoring: tuple[int, float] | None,
+    bar: RunBar | None,
     form: str,
     outcome: RunOutcome,
     spec: RunSpec,
@@ -316,9 +316,10 @@ def _report(
     max_failed: int | None,
     position: str,
 ) -> None:
-    """The items (as a table), each scorer's summary (its time since `started`), the rows
-    scored and the seconds they took (`scoring`, see `RunBar.scoring`), the first failed rows,
-    where the results went, and the gates."""
+    """The items (as a table), each scorer's summary (its time since `started`, and the chunk
+    checks the progress counted), the rows scored and the seconds they took (see
+    `RunBar.scoring`; `bar` is None on Ray), the first failed rows, where the results went,
+    and the gates."""
     from rich.console import Console
     from rich.text import Text
 
@@ -334,13 +335,15 @@ def _report(
 
     seconds = time.perf_counter() - started
     summaries = outcome.summaries
+    checks = {} if bar is None else bar.checks()
     if form == "table":
         Console().print(items_table(outcome.records))
     for sid in spec.scorer_ids:
         if sid in summaries:
-            Console().print(summary_table(sid, summaries[sid], seconds, spec))
+            Console().print(summary_table(sid, summaries[sid], seconds, spec, checks.get(sid)))
             if (note := missing_truth_line(sid, summaries[sid])) is not None:
                 Console().print(Text(note), soft_wrap=True)
+    scoring = None if bar is None else bar.scoring()
     if (scored := scoring_line(scoring, seconds)) is not None:
         Console().print(Text(scored), soft_wrap=True)
     where = str(out) if out is not None else "the items table" if form == "table" else "the run"

@@ -52,12 +52,15 @@ def profile_line(scorer: ScorerSpec) -> str:
     return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}{card}"
 
 
-def summary_table(scorer_id: str, summary: Summary, seconds: float, spec: RunSpec) -> Table:
+def summary_table(
+    scorer_id: str, summary: Summary, seconds: float, spec: RunSpec, checks: int | None = None
+) -> Table:
+    """A scorer's summary; `checks`: the chunk checks the progress counted for it, if any."""
     kind = scorer_kind(scorer_id)
     setup = spec.scorer(scorer_id).setup
     table = Table(
         title=Text(printable(kind.name)),
-        caption=_checks(kind),
+        caption=_checks(kind, checks),
         caption_justify="left",
         show_header=False,
     )
@@ -115,15 +118,19 @@ def scoring_line(scoring: tuple[int, float] | None, seconds: float) -> str | Non
     )
 
 
-def _checks(kind: ScorerClass) -> str | None:
-    """How the progress's chunk checks make the summary's claims, for a scorer that judges
-    claims against the context (said once, where both have been shown); None for another."""
+def _checks(kind: ScorerClass, checks: int | None) -> str | None:
+    """How the progress's chunk checks (`checks` of them) make the summary's claims, for a
+    scorer that judges claims against the context (said once, where both have been shown);
+    None for another. Where the progress counted none (a run on Ray, a resumed run with no
+    row left), how a claim is decided alone."""
     if not (kind.separate_judge and kind.asks_model()):
         return None
     unit = kind.unit.removesuffix("s")
+    decided = f"a {unit} is {kind.positive} when one chunk supports it"
+    if not checks:
+        return decided
     return (
-        f"a {unit} is {kind.positive} when one chunk supports it; the progress counted "
-        f"{CHUNK_CHECKS} (each {unit} against one chunk)"
+        f"{decided}; the progress counted {checks} {CHUNK_CHECKS} (each {unit} against one chunk)"
     )
 
 

@@ -61,8 +61,9 @@ def test_no_ground_truth_in_any_row_is_one_line_naming_the_fields_and_map(
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
         "Error: hr.jsonl: no row has a ground truth (ground_truth or groundTruth, offline-recall "
-        "names), which context-recall-scorer needs; name its column with --map "
-        "ground_truth=COLUMN (fields: id, input, groundtruth, context)"
+        "names), which context-recall-scorer needs; did you mean ground_truth (the column "
+        "groundtruth)? read it with --map ground_truth=groundtruth (fields: id, input, "
+        "groundtruth, context)"
     ]
     assert built == []  # refused before the model and its engine were resolved
     assert not misspelled.with_name("out.jsonl").exists()
