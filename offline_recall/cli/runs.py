@@ -10,7 +10,7 @@ from rich.console import Console
 
 from ..data.destinations import check_destinations, written_whole
 from ..engines.server import refused_credentials
-from ..printable import printable
+from ..printable import SHOWN, printable
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
 from ..runs.manifest import RunManifest
@@ -393,7 +393,19 @@ def verify(
     )
     for d in report.differences[:show]:
         click.echo(f"line {d.line}: {printable(', '.join(d.fields))} differ")
-        click.echo(f"  recorded: {printable(d.recorded)}")
-        click.echo(f"  now:      {printable(d.now)}")
+        click.echo(f"  recorded: {_where_it_differs(d.recorded, d.now)}")
+        click.echo(f"  now:      {_where_it_differs(d.now, d.recorded)}")
     if differ:
         raise click.ClickException(f"{differ} of {report.checked} rows differ from the run")
+
+
+def _where_it_differs(text: str, other: str) -> str:
+    """A record of a difference as printed: whole when it is short, else from a little before
+    where it first differs from `other` (a record with a long context differs past its
+    start)."""
+    if len(text) <= SHOWN:
+        return printable(text)
+    same = zip(text, other, strict=False)
+    at = next((i for i, (a, b) in enumerate(same) if a != b), min(len(text), len(other)))
+    start = max(at - SHOWN // 4, 0)
+    return ("…" if start else "") + printable(text[start:])

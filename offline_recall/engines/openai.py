@@ -16,6 +16,7 @@ serves before scoring.
 from __future__ import annotations
 
 import math
+import reprlib
 import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
@@ -285,7 +286,7 @@ probability of 1."""
 def logprob(value: Any) -> float:
     """A log-probability as a server gives it: a number (true and false are none), not NaN, at
     most 0 (`-inf` is a probability of 0); `Malformed` saying why otherwise."""
-    shown = printable(repr(value), 40)
+    shown = printable(reprlib.repr(value), 40)  # bounded before it is written out
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise Malformed(f"a log-probability is {shown}, not a number")
     try:

@@ -62,7 +62,8 @@ def refused_credentials(found: Sequence[str]) -> str:
 
 
 def _one_line(text: str, limit: int = 200) -> str:
-    return printable(" ".join(text.split()), limit)
+    # Cut before the words are split: a long answer costs what is shown.
+    return printable(" ".join(text[: 4 * limit].split()), limit)
 
 
 def _connection_lost(error: Exception) -> bool:

@@ -3,7 +3,7 @@ chunks, file, model and scorer names) is printed escaped (see `printable`)."""
 
 from __future__ import annotations
 
-from ..printable import printable
+from ..printable import SHOWN, clipped, printable
 from ..scorer.registry import SCORERS
 from .comparison import Comparison, Flip, Pair
 
@@ -78,7 +78,7 @@ def summary_lines(c: Comparison) -> list[str]:
 
 
 def _quoted(text: str) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(text[: 4 * QUOTED].split())  # cut first: a long chunk costs what is shown
     return printable(repr(flat if len(flat) <= QUOTED else flat[: QUOTED - 1] + "…"))
 
 
@@ -86,7 +86,7 @@ def _flipped(flip: Flip) -> str:
     """What flipped: a claim, as written; a chunk, with its text (each run's, when the runs
     hold different texts at that place)."""
     if not flip.of_chunk:
-        return printable(repr(flip.claim))
+        return printable(repr(clipped(flip.claim, SHOWN)))
     a, b = flip.chunk_a, flip.chunk_b
     where = printable(flip.claim)
     if a is None and b is None:

@@ -277,3 +277,19 @@ def test_a_parquet_column_named_twice_is_refused(tmp_path: Path) -> None:
         "Error: data.parquet: the schema names 'context' more than once; give each column its "
         "own name"
     )
+
+
+def test_a_servers_long_value_is_quoted_at_the_cost_of_what_is_shown() -> None:
+    from offline_recall.engines.openai import Malformed, logprob
+
+    value = "\x01" * 4_000_000
+    caught: list[Exception] = []
+
+    def read() -> None:
+        try:
+            logprob(value)
+        except Malformed as e:
+            caught.append(e)
+
+    assert _peak(read) < 200_000
+    assert str(caught[0]).startswith("a log-probability is '\\x01") and len(str(caught[0])) < 100

@@ -174,3 +174,19 @@ def test_verify_never_follows_a_recorded_server_or_reads_a_recorded_key(
         for request in recorder.seen:
             assert "s3cret-value" not in json.dumps(request.headers)
             assert "authorization" not in {k.lower() for k in request.headers}
+
+
+def test_a_long_record_is_shown_where_it_differs(tmp_path: Path) -> None:
+    data = tmp_path / "long.jsonl"
+    row = {"groundTruth": "Paris is in France.", "context": ["x" * 20_000, "Paris is in France."]}
+    data.write_text(json.dumps(row) + "\n")
+    out = scored(tmp_path, data)
+    record = json.loads(out.read_text())
+    record["results"][RECALL]["score"] = 0.25
+    out.write_text(json.dumps(record, ensure_ascii=False) + "\n")
+    result = CliRunner().invoke(main, ["verify", str(out)])
+    assert result.exit_code == 1
+    recorded = next(line for line in result.output.splitlines() if "recorded:" in line)
+    now = next(line for line in result.output.splitlines() if "now:" in line)
+    assert len(recorded) < 4100 and len(now) < 4100
+    assert '"score": 0.25' in recorded and '"score": 1.0' in now
