@@ -263,7 +263,8 @@ def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
         for fields in scorer_kind(sid).row_fields():
             needed.setdefault(fields, []).append(sid)
     # No ground truth's key in the records read to detect the names: said without reading
-    # the rows (a scorer that judges the output instead is not held back by it).
+    # the rows (a scorer that judges the output instead is not held back by it). Records
+    # none of which could be read show no names at all: the survey says why they cannot.
     has_output = dataset.detection.found["output"] is not None
     needing = [
         s
@@ -271,7 +272,12 @@ def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
         if scorer_kind(s).needs_ground_truth()
         and not (has_output and scorer_kind(s).output_for_ground_truth)
     ]
-    if needing and (missing := dataset.detection.missing_ground_truth(name, " and ".join(needing))):
+    named = bool(dataset.detection.columns) or any(isinstance(r, dict) for _, r in dataset.head)
+    if (
+        needing
+        and named
+        and (missing := dataset.detection.missing_ground_truth(name, " and ".join(needing)))
+    ):
         raise click.ClickException(missing)
     found = survey(dataset, list(needed))
     if not found.scorable:

@@ -229,17 +229,22 @@ def json_array(path: Path) -> list[Any]:
         return json_items(json_document(f, path.name), path.name)
 
 
-def json_document(f: IO[bytes], name: str) -> str:
-    """The text of a JSON file read from `f`, as text mode reads it (a byte order mark at its
-    start dropped, line breaks read as `\\n`); one larger than `lines.MAX_DOCUMENT_BYTES` is
-    refused without being read whole."""
+def refuse_large_document(size: int, name: str) -> None:
+    """Refuse a JSON file of `size` bytes larger than `lines.MAX_DOCUMENT_BYTES`."""
     limit = lines.MAX_DOCUMENT_BYTES
-    data = f.read(limit + 1)
-    if len(data) > limit:
+    if size > limit:
         raise DatasetError(
             f"{name}: a JSON file is read whole, and this one is larger than {mib(limit)}; "
             "give its rows as JSON Lines (.jsonl, one object per line)"
         )
+
+
+def json_document(f: IO[bytes], name: str) -> str:
+    """The text of a JSON file read from `f`, as text mode reads it (a byte order mark at its
+    start dropped, line breaks read as `\\n`); one larger than `lines.MAX_DOCUMENT_BYTES` is
+    refused without being read whole."""
+    data = f.read(lines.MAX_DOCUMENT_BYTES + 1)
+    refuse_large_document(len(data), name)
     text = data.decode("utf-8-sig", "surrogateescape")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

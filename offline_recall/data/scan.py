@@ -11,7 +11,14 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
-from .readers import InputFormat, Record, columns_once, parquet_file, text_records
+from .readers import (
+    InputFormat,
+    Record,
+    columns_once,
+    parquet_file,
+    refuse_large_document,
+    text_records,
+)
 
 HEAD = 1000
 """Records kept from the pass: those whose keys detect the field names, and the first rows a
@@ -80,6 +87,8 @@ def scan(fmt: InputFormat, path: Path, delimiter: str | None = None) -> Scan:
         parquet = parquet_file(path)
         names = columns_once(parquet.schema_arrow.names, path.name, "the schema")
         return Scan(digest, raw.size, int(parquet.metadata.num_rows), names, ())
+    if fmt == InputFormat.JSON:
+        refuse_large_document(path.stat().st_size, path.name)  # before reading any of it
     with path.open("rb") as f:
         raw = HashingReader(f)
         found = text_records(fmt, io.BufferedReader(raw), path.name, delimiter)

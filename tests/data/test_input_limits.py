@@ -293,3 +293,37 @@ def test_a_servers_long_value_is_quoted_at_the_cost_of_what_is_shown() -> None:
 
     assert _peak(read) < 200_000
     assert str(caught[0]).startswith("a log-probability is '\\x01") and len(str(caught[0])) < 100
+
+
+def test_a_file_whose_only_line_is_too_long_says_why_its_row_cannot_be_scored(
+    tmp_path: Path, small_limit: None
+) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(b"\x00" * (3 * LIMIT))  # a sparse file: no line break at all
+    result = _score(data)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-2:] == [
+        "Error: data.jsonl: none of its 1 rows can be scored:",
+        f"  line 1: the line is longer than 4096 bytes ({3 * LIMIT} bytes): not read",
+    ]
+
+
+def test_a_json_file_over_the_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lines, "MAX_DOCUMENT_BYTES", 1_000_000)
+    data = tmp_path / "data.json"
+    with data.open("wb") as f:
+        f.truncate(50_000_000)  # sparse: no cost to make, 50 MB to read
+    refused: list[Exception] = []
+
+    def read() -> None:
+        try:
+            open_dataset(data)
+        except DatasetError as e:
+            refused.append(e)
+
+    assert _peak(read) < 1_000_000
+    assert "data.json: a JSON file is read whole, and this one is larger than 1000000 bytes" in (
+        str(refused[0])
+    )
