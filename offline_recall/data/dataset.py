@@ -164,8 +164,8 @@ def row_from_record(
     if context is not None and not _chunks(context):
         reason = f"'{contexts[0]}' must be a list of strings"
         return _refused(line, reason, where, record, fields, contexts[0])
-    listed = record.get(LISTED_GROUND_TRUTH) if LISTED_GROUND_TRUTH in truths else None
-    if isinstance(listed, list) and not all(isinstance(v, str) for v in listed):
+    answers = record.get(LISTED_GROUND_TRUTH) if LISTED_GROUND_TRUTH in truths else None
+    if isinstance(answers, list) and not all(isinstance(v, str) for v in answers):
         reason = f"'{LISTED_GROUND_TRUTH}' must be a list of strings (reference answers)"
         return _refused(line, reason, where, record, fields, LISTED_GROUND_TRUTH)
     given, others = _read(record, fields)
