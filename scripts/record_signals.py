@@ -35,11 +35,32 @@ from offline_recall.scorer.registry import RECALL
 
 EVIDENCE_SENTENCES = 3
 BATCH = 16
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 
 
 def key(context: str, claim: str) -> str:
     """A pair's key: the sha256 of its context and claim."""
     return hashlib.sha256(f"{context}\0{claim}".encode()).hexdigest()[:20]
+
+
+def cases_file(model: str) -> Path:
+    """Where `model`'s P(yes) on the behaviour cases is kept (`--cases-out`): what the fast
+    tests gate its judge on and `scripts/judge_cards.py` measures its card from."""
+    return FIXTURES / f"{model}.cases.jsonl"
+
+
+def read_cases(path: Path) -> dict[str, float]:
+    """The P(yes) a `--cases-out` file holds, by case key (`key`)."""
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return {row["key"]: row["model"] for row in rows}
+
+
+def cases_command(model: str) -> str:
+    """The command that records `model`'s P(yes) on every behaviour case into `cases_file`."""
+    return (
+        f"python scripts/record_signals.py --model {model} --cases --out {model}.cases-signals"
+        f".jsonl --cases-out tests/fixtures/{model}.cases.jsonl"
+    )
 
 
 def limited(pairs: list[LabelledPair], limit: int | None) -> list[LabelledPair]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import subprocess
 import sys
@@ -33,17 +32,19 @@ def load_script(name: str) -> ModuleType:
     return module
 
 
-case_key = load_script("record_signals").key
+RECORDER = load_script("record_signals")
+"""scripts/record_signals.py: records a model's P(yes) on the behaviour cases."""
+case_key = RECORDER.key
 """A behaviour case's key in a recorded P(yes) file, as scripts/record_signals.py makes it."""
 
 
 def recorded_p_yes(model: str) -> dict[str, float]:
     """A model's P(yes) on the behaviour cases by case key, as `scripts/record_signals.py
     --cases-out` recorded it (`tests/fixtures/<model>.cases.jsonl`)."""
-    path = Path(__file__).parent / "fixtures" / f"{model}.cases.jsonl"
-    assert path.is_file(), f"{path} holds no recorded P(yes): run scripts/record_signals.py"
-    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-    return {row["key"]: row["model"] for row in rows}
+    path = RECORDER.cases_file(model)
+    assert path.is_file(), f"{path} holds no recorded P(yes): run {RECORDER.cases_command(model)}"
+    found: dict[str, float] = RECORDER.read_cases(path)
+    return found
 
 
 BUILDER = load_script("build_tiny_models")

@@ -24,12 +24,14 @@ if TYPE_CHECKING:
 
 
 def profile_line(scorer: ScorerSpec) -> str:
-    """Which judge profile decides a scorer's verdicts: where it came from, its digest, and
-    how it did when it was cross-validated."""
+    """Which judge profile decides a scorer's verdicts: where it came from, its digest, how
+    it did when it was cross-validated, and its card (how often it was right per kind of
+    behaviour case) where it has one."""
     profile = scorer.setup.judge_profile
     where = scorer.profile_origin.value
     if scorer.profile_path is not None:
         where += f" ({scorer.profile_path})"
+    card = "" if profile.card is None else f"; behaviour cases right: {profile.card.describe()}"
     if scorer.profile_origin is ProfileOrigin.THRESHOLD:
         stated = (
             ""
@@ -39,7 +41,7 @@ def profile_line(scorer: ScorerSpec) -> str:
         )
         return (
             f"{scorer.id}: judge profile {where}: P(yes) >= {profile.threshold:g}{stated}, "
-            f"not calibrated [{profile.digest}]"
+            f"not calibrated [{profile.digest}]{card}"
         )
     checked = profile.cross_validated
     numbers = (
@@ -48,7 +50,6 @@ def profile_line(scorer: ScorerSpec) -> str:
         else f"cross-validated AUROC {checked.auroc:.3f} (word overlap "
         f"{checked.baseline_auroc:.3f}) over {profile.rows} pairs"
     )
-    card = "" if profile.card is None else f"; behaviour cases right: {profile.card.describe()}"
     return f"{scorer.id}: judge profile {where} [{profile.digest}], {numbers}{card}"
 
 

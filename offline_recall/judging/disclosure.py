@@ -3,8 +3,10 @@
 The embedded model's shipped profile decides from word statistics alone (its yes/no
 probabilities carry no signal): right for demos and CI smoke runs, not for scores to trust.
 `score` prints `NOTE` when such a profile decides, and the HTML report shows it in its header.
-Beside every profile's name, `score` and the report show its card (`behaviour.py`): how often
-it was right on unrelated contexts, contradictions and paraphrases.
+Beside every shipped judge's name (a bundled profile, or a bundled model's plain rule, whose
+card ships beside its manifest: `cards.py`), `score` and the report show its card
+(`behaviour.py`): how often it was right on unrelated contexts, contradictions and paraphrases,
+in each language.
 A user's calibrated profile, a given one, or another model's decisions are not flagged.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from .cards import bundled_cards
 from .profile import PROFILE_SUFFIX, JudgeProfile, ProfileOrigin, _bundled_profiles, load_profile
 
 READING_JUDGE = "qwen2.5-coder-1.5b-instruct"
@@ -54,13 +57,16 @@ def lexical_digests() -> frozenset[str]:
 
 
 def shipped_cards() -> dict[str, str]:
-    """Each bundled profile's card, described, by the profile's digest."""
-    return {p.digest: p.card.describe() for p in _shipped() if p.card is not None}
+    """Each shipped judge's card, described, by its rule's digest: every bundled profile's,
+    and that of every bundled model's plain rule (`cards.py`)."""
+    fitted = {p.digest: p.card.describe() for p in _shipped() if p.card is not None}
+    return fitted | {c.profile: c.card.describe() for c in bundled_cards()}
 
 
 def card_lines(digests: list[str | None]) -> list[str]:
-    """For each of these results' profiles that is a shipped one with a card: its digest and
-    how often it was right per kind of behaviour case."""
+    """For each of these results' judges that is a shipped one with a card (a bundled profile
+    or a bundled model's plain rule): its digest and how often it was right per kind of
+    behaviour case."""
     cards = shipped_cards()
     return [
         f"judge {d}, behaviour cases right: {cards[d]}"

@@ -24,6 +24,7 @@ from ..engines.manifests import bundled_manifest_dir
 from ..errors import ModelError
 from ..paths import cache_root
 from .behaviour import JudgeCard
+from .cards import shipped_card
 from .korean import has_hangul
 from .signals import LEXICAL_SIGNALS, stated
 
@@ -405,7 +406,8 @@ def find_profile(
 ) -> FoundProfile:
     """The rule a run of this scorer, model and prompt version uses: the user's calibrated
     profile if there is one, else the one shipped with a bundled model, else the manifest's
-    plain threshold (with its `stated_p_yes` for claims, see `JudgeProfile.stated_p_yes`)."""
+    plain threshold (with its `stated_p_yes` for claims, see `JudgeProfile.stated_p_yes`), with
+    the card shipped for that very rule if there is one (`cards.py`)."""
     wanted = (scorer, fingerprint, prompt_version)
     candidates = [user_profile_path(scorer, fingerprint, prompt_version)]
     if scorer == RECALL:
@@ -426,4 +428,8 @@ def find_profile(
         prompt_version=prompt_version,
         stated_p_yes=stated_p_yes if scorer == RECALL else None,
     )
+    # The card is not hashed: the rule keeps the digest its card was measured on.
+    card = shipped_card(scorer, fingerprint, prompt_version, plain.digest)
+    if card is not None:
+        plain = plain.model_copy(update={"card": card})
     return FoundProfile(plain, ProfileOrigin.THRESHOLD, None)

@@ -136,8 +136,8 @@ class ReportView(_View):
     judge_note: str | None = None
     """Said in the header when the embedded model's lexical rule decided the verdicts."""
     judge_cards: list[str] = []
-    """Each shipped judge profile that decided, with its count right per kind of behaviour
-    case."""
+    """Each shipped judge that decided (a bundled profile or a bundled model's plain rule), with
+    its count right per kind of behaviour case."""
     scorers: list[ScorerView]
     count: int
     """The items of the run: the page lists them all, a page at a time."""

@@ -201,14 +201,14 @@ def _case_values(
 def profile_card(
     profile: JudgeProfile, values: Sequence[dict[str, float] | Failed]
 ) -> JudgeCard | None:
-    """`profile`'s card on the behaviour cases whose signals are `values`; None when the
-    engine failed on a case."""
+    """`profile`'s card on the behaviour cases whose signals are `values` (the model's P(yes)
+    among them where it asks the model), each case decided as a run decides it
+    (`JudgeProfile.probability_of`); None when the engine failed on a case."""
     decisions = []
     for case, found in zip(cases(), values, strict=True):
         if isinstance(found, Failed):
             return None
-        rule = profile.rule_for(case.claim)
-        decisions.append(rule.probability(found) >= profile.threshold)
+        decisions.append(profile.probability_of(case.claim, found) >= profile.threshold)
     return card_of(decisions)
 
 

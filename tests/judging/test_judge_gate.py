@@ -34,9 +34,11 @@ from offline_recall.judging.profile import (
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
 
-from ..conftest import case_key, recorded_p_yes
+from ..conftest import RECORDER, case_key, recorded_p_yes
 
 SHIPPED = _bundled_profiles()
+CARDS_COMMAND = "python scripts/judge_cards.py"
+"""Measures every shipped judge's card again and writes it in."""
 
 
 def _recorded(profile: JudgeProfile) -> dict[str, float]:
@@ -48,8 +50,7 @@ def _recorded(profile: JudgeProfile) -> dict[str, float]:
     assert not missing, (
         f"{len(missing)} behaviour cases have no recorded P(yes) of {model} (the first: "
         f"{missing[0].kind}, {missing[0].language}, {missing[0].claim!r}): record them with "
-        f"python scripts/record_signals.py --model {model} --cases --out {model}.cases-signals"
-        f".jsonl --cases-out tests/fixtures/{model}.cases.jsonl"
+        f"{RECORDER.cases_command(model)}, then measure the cards with {CARDS_COMMAND}"
     )
     return recorded
 
@@ -94,7 +95,9 @@ CLAIM_PROFILES = [p for p in SHIPPED if load_profile(p).scorer == "context-recal
 def test_every_shipped_judge_passes_the_gate_and_its_card_is_true(path: Path) -> None:
     profile = load_profile(path)
     card = card_of(_decisions(profile))
-    assert profile.card == card, f"{path.name}: its card says {profile.card}, the cases {card}"
+    assert profile.card == card, (
+        f"{path.name}: its card says {profile.card}, the cases {card}: run {CARDS_COMMAND}"
+    )
     assert card.failures(reads=profile.uses_model) == [], card.describe()
     unrelated = next(k for k in card.kinds if k.kind == UNRELATED)
     assert unrelated.right == unrelated.total > 0
@@ -142,9 +145,12 @@ def test_a_fit_never_inverts_a_signal_whatever_the_labels_reward() -> None:
     ("model", "column"),
     [("qwen2.5-coder-1.5b-instruct", 2), ("qwen2.5-coder-0.5b-instruct", 4)],
 )
-def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context(model: str, column: int) -> None:
+def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context_and_its_card_is_true(
+    model: str, column: int
+) -> None:
     # The Qwen models ship no profile: their runs decide by P(yes) >= the manifest's threshold.
-    # Each one's card on the recorded P(yes) is the one the judging page quotes.
+    # Each one's card on the recorded P(yes) is the one shipped for that rule (which a run
+    # shows beside the judge's name) and the one the judging page quotes.
     from offline_recall.engines.manifests import load_manifest
 
     manifest = load_manifest(model)
@@ -154,6 +160,12 @@ def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context(model: str, col
     )
     assert found.origin is ProfileOrigin.THRESHOLD
     card = card_of(_decisions(found.profile))
+    shipped = found.profile.card
+    assert shipped == card, (
+        f"{model}'s rule [{found.profile.digest}] carries "
+        f"{'no card' if shipped is None else shipped.describe()} (models/{model}.card.json), its "
+        f"recorded P(yes) on the cases gives {card.describe()}: run {CARDS_COMMAND}"
+    )
     assert card.failures(reads=False) == []
     page = (Path(__file__).parents[2] / "docs" / "judging.md").read_text("utf-8")
     for kind in card.kinds:
