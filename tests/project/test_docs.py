@@ -39,6 +39,14 @@ def test_the_readme_is_short() -> None:
     assert len(README.read_bytes()) <= 10 * 1024
 
 
+def test_each_benchmark_results_page_stays_short() -> None:
+    """A RESULTS page holds today's numbers; earlier rounds go to docs/history.md."""
+    pages = sorted((ROOT / "benchmarks").glob("*/RESULTS.md"))
+    assert len(pages) >= 3
+    too_long = {p.parent.name: n for p in pages if (n := len(p.read_bytes())) > 30_000}
+    assert too_long == {}
+
+
 def test_the_readme_links_to_files_that_exist() -> None:
     targets = [t for t in _LINK.findall(README.read_text(encoding="utf-8")) if "://" not in t]
     assert targets
