@@ -2,10 +2,12 @@
 by vLLM as a compressed-tensors W8A8 checkpoint and by transformers as the same values
 dequantised.
 
-Only the linear layers of the decoder are quantized; the embeddings and the output layer keep
-the converted dtype. Rounding a weight to the nearest of 255 levels of its output channel kept
-every yes/no decision of the 1.5B Qwen judge on held-out pairs; what the activations lose is
-vLLM's per-token quantization, measured in benchmarks/speed/light_judge.py.
+The linear layers of the decoder are quantized but for the MLP's output projection
+(`down_proj`), which keeps the converted dtype with the embeddings and the output layer: its
+input, the MLP's gated activations, carries outliers that one int8 scale per token cannot hold.
+On the 1.5B Qwen judge's dev pairs, quantizing it too changed 3.1% of decisions (mean change of
+P(yes) 0.024); keeping it, 0.8% (0.011), with the AUROC on WiCE and KLUE within 0.01
+(benchmarks/speed/light_judge.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ if TYPE_CHECKING:
 SCALE = ".weight_scale"
 """The suffix of a quantized weight's scales: `<layer>.weight_scale`, one per output channel."""
 
+KEPT = ("down_proj",)
+"""Linear layers left in the converted dtype, by the last part of their name."""
+
 LEVELS = 127
 """Symmetric int8: weights in [-127, 127] times their channel's scale."""
 
@@ -27,7 +32,7 @@ QUANTIZATION_CONFIG: dict[str, Any] = {
     "quant_method": "compressed-tensors",
     "format": "int-quantized",
     "quantization_status": "compressed",
-    "ignore": ["lm_head"],
+    "ignore": ["lm_head", *(f"re:.*{name}$" for name in KEPT)],
     "config_groups": {
         "group_0": {
             "targets": ["Linear"],
@@ -63,8 +68,8 @@ def quantized(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def quantized_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """The model's state with the weight of every linear layer of its decoder in int8 and its
-    scales beside it; everything else as it is, a tied weight once."""
+    """The model's state with the weight of every linear layer of its decoder (but `KEPT`) in
+    int8 and its scales beside it; everything else as it is, a tied weight once."""
     import torch
 
     state: dict[str, torch.Tensor] = {}
@@ -75,7 +80,8 @@ def quantized_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
         stored.add(tensor.data_ptr())
         state[name] = tensor.detach().contiguous()
     for name, module in model.named_modules():
-        if isinstance(module, torch.nn.Linear) and ".layers." in f".{name}.":
+        decoder = ".layers." in f".{name}."
+        if isinstance(module, torch.nn.Linear) and decoder and name.rsplit(".", 1)[-1] not in KEPT:
             q, scale = quantized(module.weight.detach())
             state[f"{name}.weight"] = q
             state[f"{name}{SCALE}"] = scale

@@ -28,6 +28,7 @@ class _Block(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.proj = torch.nn.Linear(8, 16, bias=True)
+        self.down_proj = torch.nn.Linear(16, 8, bias=False)
         self.norm = torch.nn.LayerNorm(16)
 
 
@@ -39,12 +40,13 @@ class _Model(torch.nn.Module):
         self.lm_head = torch.nn.Linear(8, 10, bias=False)
 
 
-def test_only_the_decoders_linear_weights_are_quantized() -> None:
+def test_only_the_decoders_linear_weights_but_the_mlps_output_are_quantized() -> None:
     model = _Model()
     state = quantized_state(model)
     assert state["layers.0.proj.weight"].dtype == torch.int8
     assert state[f"layers.1.proj{SCALE}"].shape == (16, 1)
-    for kept in ("embed.weight", "lm_head.weight", "layers.0.proj.bias", "layers.0.norm.weight"):
+    kept_names = ("embed.weight", "lm_head.weight", "layers.0.proj.bias", "layers.0.norm.weight")
+    for kept in (*kept_names, "layers.0.down_proj.weight"):
         assert state[kept].dtype == torch.float32
         assert torch.equal(state[kept], model.state_dict()[kept])
 
