@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..data.destinations import check_destinations
+from ..engines.weights import model_files
 from ..errors import DatasetError
 from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
@@ -22,7 +23,7 @@ from ..runs.resolve import ResolvedRun, resolve_run
 from ..runs.session import Scoring
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
 from . import COMMANDS
-from .options import model_and_engine, model_files, parse_engine_options
+from .options import model_and_engine, parse_engine_options
 
 SMALL_SAMPLE = 50
 """Fewer labelled claims than this give a cross-validated estimate that moves a lot."""

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from ..engines import AUTO, ENGINES
 from ..engines.manifests import DEFAULT_MODEL
-from ..errors import ConfigurationError, OfflineRecallError
+from ..errors import ConfigurationError
 from ..scorer.registry import scorer_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -97,24 +96,6 @@ def model_and_engine(command: F) -> F:
     ):
         command = option(command)
     return command
-
-
-def model_files(option: str, model: str | None) -> dict[str, Path]:
-    """The files a command reads for the model `option` names, as inputs no output may
-    replace: the manifest, when a path names one, and the files it pins in its folder."""
-    from ..engines.manifests import load_manifest
-    from ..engines.weights import source_dir
-
-    if model is None:
-        return {}
-    given = Path(model)
-    files = {option: given} if given.is_file() else {}
-    try:
-        manifest = load_manifest(model)
-        folder = source_dir(manifest)
-    except OfflineRecallError:  # refused later, where the model is loaded
-        return files
-    return files | {f"{option}'s {f.path}": folder / f.path for f in manifest.files}
 
 
 def parse_engine_options(items: Sequence[str]) -> dict[str, Any]:

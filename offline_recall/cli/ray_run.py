@@ -1,4 +1,4 @@
-"""`score --runner ray`: its options, and the run on Ray Data with a progress bar."""
+"""`score --runner ray`: its options, and the progress bar of a run on Ray Data."""
 
 from __future__ import annotations
 
@@ -13,11 +13,7 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..data.dataset import Dataset
-    from ..runs.execute import RunOutcome
-    from ..runs.manifest import InputSpec
     from ..runs.ray_workers import RayOptions
-    from ..runs.resolve import ResolvedRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -122,7 +118,7 @@ def runner_options(command: F) -> F:
     return command
 
 
-class _ShardBar:
+class ShardBar:
     """Rows scored (committed shards), rows per second since scoring began and about how long
     the rest take: a live bar on a terminal, else (a pipe, a CI log) a plain line at the
     start, at most every `progress.EVERY` seconds as shards commit, and at the end."""
@@ -151,7 +147,7 @@ class _ShardBar:
         self._started = time.perf_counter()
         self._scored = 0
 
-    def __enter__(self) -> _ShardBar:
+    def __enter__(self) -> ShardBar:
         if self._live:
             self._progress.__enter__()
         else:
@@ -188,36 +184,3 @@ class _ShardBar:
             f"rows scored {self._done}/{self._total}, {self._pace()}, {now - self._started:.0f} s",
             soft_wrap=True,
         )
-
-
-def score_on_ray(
-    runner: RunnerChoice,
-    run: ResolvedRun,
-    dataset: Dataset,
-    given: InputSpec,
-    out: Path | None,
-    form: str,
-    restart: bool,
-    console: Console,
-) -> RunOutcome:
-    """Score `dataset` on Ray into its shard folder, then write `out` from the shards (unless
-    --no-merge). Returns the run's outcome: every record in it when `form` is a table."""
-    from ..runs.execute import run_dataset
-    from ..runs.ray_shards import ShardRunner
-    from ..runs.shard_folder import ShardFolder, default_shards_path
-
-    assert runner.ray is not None
-    folder = ShardFolder(runner.shards or default_shards_path(out or Path("results.jsonl")))
-    store = ShardRunner(
-        folder,
-        runner.ray,
-        restart=restart,
-        progress=lambda total, done: _ShardBar(console, total, done),
-    )
-    target = out if runner.merge else None
-    outcome = run_dataset(
-        run, dataset, given, store, target, keep_records=form == "table", say=console.print
-    )
-    if target is None:
-        console.print(f"shards: {folder.path}")
-    return outcome

@@ -105,14 +105,8 @@ _CHOICES = tuple(f.name for f in fields(RunChoice))
 
 
 def resolve_announced(console: Console, chosen: RunChoice, command: str) -> ResolvedRun:
-    """The run the options make, resolved once, with the lines that say which judge decides:
-    the profile of each scorer that asks the model, and the lexical rule's note (naming
-    `command`, as the user runs it: `score DATA`, `serve`) unless `chosen.no_judge_note`."""
-    from rich.text import Text
-
-    from ..judging.disclosure import is_lexical_rule, note
+    """The run the options make, resolved once, announced (see `announce`)."""
     from ..runs.resolve import resolve_run
-    from .summary import profile_line
 
     run = resolve_run(
         chosen.model,
@@ -123,10 +117,22 @@ def resolve_announced(console: Console, chosen: RunChoice, command: str) -> Reso
         judge_model=chosen.judge_model,
         judge_engine=chosen.judge_backend,
     )
+    return announce(console, run, chosen.no_judge_note, command)
+
+
+def announce(console: Console, run: ResolvedRun, no_note: bool, command: str) -> ResolvedRun:
+    """`run`, after the lines that say which judge decides: the profile of each scorer that
+    asks the model, and the lexical rule's note (naming `command`, as the user runs it:
+    `score DATA`, `serve`) unless `no_note` (`--no-judge-note`)."""
+    from rich.text import Text
+
+    from ..judging.disclosure import is_lexical_rule, note
+    from .summary import profile_line
+
     judged = [s for s in run.spec.scorers if scorer_kind(s.id).asks_model()]
     for scorer in judged:
         console.print(Text(printable(profile_line(scorer))), soft_wrap=True)
-    if not chosen.no_judge_note and any(
+    if not no_note and any(
         is_lexical_rule(s.setup.judge_profile, s.profile_origin) for s in judged
     ):
         said = f"note: {note(command)} (--no-judge-note hides this)"

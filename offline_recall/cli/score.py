@@ -6,30 +6,25 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from ..printable import printable
-from ..scorer.registry import reads_context, scorer_kind
+from ..scorer.registry import scorer_kind
 from . import COMMANDS
 from .engine_log import engine_log_path, engine_messages
-from .options import (
-    delimiter_option,
-    fail_under_option,
-    model_files,
-    parse_fail_under,
-)
-from .ray_run import choose_runner, runner_options, score_on_ray
-from .run_options import RunChoice, resolve_announced, run_options
+from .options import delimiter_option, fail_under_option, parse_engine_options, parse_fail_under
+from .ray_run import RunnerChoice, ShardBar, choose_runner, runner_options
+from .run_options import RunChoice, announce, run_options
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..data.dataset import Dataset
-    from ..runs.execute import RunOutcome
+    from ..runs.dataset_scores import DatasetScores
+    from ..runs.score import RunPlan, ScoreOptions
     from ..runs.spec import RunSpec
     from .progress import RunBar
 
@@ -132,80 +127,101 @@ def score(
     """
     # Each module is imported where it is first needed, so that an input refused before
     # scoring starts costs only the reading of it.
-    from ..data.dataset import open_dataset
-    from ..data.destinations import check_destinations
-    from ..data.fields import parse_mapping
-    from ..runs.store import default_store_path
+    from ..runs.score import RunPlan
 
     started = time.perf_counter()
     where = choose_runner(
         runner, ray_address, workers, gpus, cpus, shards, merge, claim_cache=not no_cache
     )
-    scorers = chosen.scorers
-    gates = parse_fail_under(fail_under, scorers, chosen.scale)
+    gates = parse_fail_under(fail_under, chosen.scorers, chosen.scale)
     if max_failed is None and gates:
         max_failed = 0
     out, form = _output(out, fmt)
-    if store_path is None and out is not None and where.ray is None:
-        store_path = default_store_path(out)
-    read = {str(data): data} | model_files("--model", chosen.model)
-    check_destinations(
-        _destinations(out, store_path, chosen.verbose),
-        read | model_files("--judge-model", chosen.judge_model),
+    options = _options(
+        chosen, where, out, store_path, mapping, context_sep, delimiter, restart, no_cache
     )
-    fields = parse_mapping(mapping)
-    dataset = open_dataset(
-        data, fields, context_sep, context_required=reads_context(scorers), delimiter=delimiter
-    )
-    if dataset.total == 0:
-        raise click.ClickException(f"{data.name} holds no rows: nothing to score")
-    _check_rows(data.name, dataset, scorers)
-
-    from rich.console import Console
-    from rich.text import Text
-
-    from ..runs.claim_cache import ClaimCache
-    from ..runs.execute import run_dataset
-    from ..runs.local import LocalRunner
-    from ..runs.manifest import InputSpec
-    from ..runs.store import RunStore
-    from .progress import LOADING, RunBar
-
-    console = Console(stderr=True)
-    reading = f"reading {data.name}: {dataset.detection.describe()}"
-    console.print(Text(printable(reading)), soft_wrap=True)
-    run = resolve_announced(console, chosen, "score DATA")
-    spec = run.spec
-    judged = [s for s in spec.scorers if scorer_kind(s.id).asks_model()]
-    given = InputSpec.of(data, fields, context_sep, dataset.sha256, delimiter)
     log = None if chosen.verbose else engine_log_path("score", out)
+    beside = [] if out is None or log is None else [("the engine's log beside --out", log)]
+    with RunPlan.open(data, options, also_writes=beside) as plan:
+        from rich.console import Console
+        from rich.text import Text
 
-    if where.ray is not None:
-        if store_path is not None:
-            raise click.ClickException("--store is the local runner's; on Ray give --shards DIR")
-        with _resumable(console, "the run's shards"), engine_messages(console, log):
-            ray = score_on_ray(where, run, dataset, given, out, form, restart, console)
-        written = out if where.merge else None
-        _report(console, started, None, form, ray, spec, written, gates, max_failed, dataset.where)
-        return
-    cache = None if no_cache else ClaimCache()
-    try:
-        with (
-            _resumable(console, None if store_path is None else f"the run store {store_path}"),
-            RunStore(store_path, restart=restart) as store,
-            engine_messages(console, log),
-        ):
-            first = LOADING if judged else "scoring: the scorers ask no model"
-            bar = RunBar(console, dataset.total, first=first, done=len(store.done()))
-            local = LocalRunner(store, bar, cache)
-            outcome = run_dataset(
-                run, dataset, given, local, out, keep_records=form == "table", say=_say(console)
-            )
-    finally:
-        if cache is not None:
-            cache.close()
+        console = Console(stderr=True)
+        reading = f"reading {data.name}: {plan.dataset.detection.describe()}"
+        console.print(Text(printable(reading)), soft_wrap=True)
+        run = announce(console, plan.run, chosen.no_judge_note, "score DATA")
+        shown = _Shown(console, run.spec, on_ray=plan.shards is not None)
+        with _resumable(console, _keeps(plan)), engine_messages(console, log):
+            scored = plan.score(shown, say=_say(console))
+        position = plan.dataset.where
+    _report(console, started, shown.bar, form, scored, gates, max_failed, position)
 
-    _report(console, started, bar, form, outcome, spec, out, gates, max_failed, dataset.where)
+
+def _options(
+    chosen: RunChoice,
+    where: RunnerChoice,
+    out: Path | None,
+    store: Path | None,
+    mapping: tuple[str, ...],
+    context_sep: str | None,
+    delimiter: str | None,
+    restart: bool,
+    no_cache: bool,
+) -> ScoreOptions:
+    """What the command line chose, as `score` takes it."""
+    from ..data.fields import parse_mapping
+    from ..runs.score import ScoreOptions
+
+    return ScoreOptions(
+        scorers=tuple(chosen.scorers),
+        model=chosen.model,
+        backend=chosen.backend,
+        engine_options=parse_engine_options(chosen.engine_option),
+        scale=chosen.scale,
+        judge_model=chosen.judge_model,
+        judge_backend=chosen.judge_backend,
+        map=parse_mapping(mapping),
+        context_sep=context_sep,
+        delimiter=delimiter,
+        out=out,
+        store=store,
+        resume=not restart,
+        cache=not no_cache,
+        runner="local" if where.ray is None else "ray",
+        ray=where.ray,
+        shards=where.shards,
+        merge=where.merge,
+    )
+
+
+def _keeps(plan: RunPlan) -> str | None:
+    """What keeps the rows a run scored, as an interrupted run names it; None: nothing."""
+    if plan.shards is not None:
+        return "the run's shards"
+    return None if plan.store is None else f"the run store {plan.store}"
+
+
+class _Shown:
+    """The progress `score` shows, made when the run knows its rows: on the local runner its
+    bar, kept for the summary (the chunk checks it counted, the rows' pace); on Ray the bar of
+    committed shards."""
+
+    def __init__(self, console: Console, spec: RunSpec, *, on_ray: bool) -> None:
+        from .progress import LOADING
+
+        self._console = console
+        self._on_ray = on_ray
+        judged = any(scorer_kind(s.id).asks_model() for s in spec.scorers)
+        self._first = LOADING if judged else "scoring: the scorers ask no model"
+        self.bar: RunBar | None = None
+
+    def __call__(self, total: int, done: int) -> AbstractContextManager[object]:
+        from .progress import RunBar
+
+        if self._on_ray:
+            return ShardBar(self._console, total, done)
+        self.bar = RunBar(self._console, total, first=self._first, done=done)
+        return self.bar
 
 
 def _say(console: Console) -> Callable[[str], None]:
@@ -253,79 +269,20 @@ def _resumable(console: Console, store: str | None) -> Iterator[None]:
         raise click.exceptions.Exit(130) from None
 
 
-def _check_rows(name: str, dataset: Dataset, scorers: list[str]) -> None:
-    """Refuse, before any model loads, a dataset none of whose rows can be scored (with the
-    first reasons), or one in which no row holds a field that a scorer of the run reads."""
-    from ..data.dataset import survey
-
-    needed: dict[tuple[str, ...], list[str]] = {}
-    for sid in scorers:
-        for fields in scorer_kind(sid).row_fields():
-            needed.setdefault(fields, []).append(sid)
-    # No ground truth's key in the records read to detect the names: said without reading
-    # the rows (a scorer that judges the output instead is not held back by it). Records
-    # none of which could be read show no names at all: the survey says why they cannot.
-    has_output = dataset.detection.found["output"] is not None
-    needing = [
-        s
-        for s in scorers
-        if scorer_kind(s).needs_ground_truth()
-        and not (has_output and scorer_kind(s).output_for_ground_truth)
-    ]
-    named = bool(dataset.detection.columns) or any(isinstance(r, dict) for _, r in dataset.head)
-    if (
-        needing
-        and named
-        and (missing := dataset.detection.missing_ground_truth(name, " and ".join(needing)))
-    ):
-        raise click.ClickException(missing)
-    found = survey(dataset, list(needed))
-    if not found.scorable:
-        lines = [f"{name}: none of its {found.read} rows can be scored:"]
-        lines += [f"  {printable(row.message)}" for row in found.refused]
-        if found.read > len(found.refused):
-            lines.append(f"  and {found.read - len(found.refused)} more")
-        raise click.ClickException("\n".join(lines))
-    for fields, sids in needed.items():
-        if not found.present.intersection(fields):
-            raise click.ClickException(
-                dataset.detection.missing(fields[0], name, " and ".join(sids))
-            )
-
-
-def _destinations(out: Path | None, store: Path | None, verbose: bool) -> list[tuple[str, Path]]:
-    """Every file a run writes: the results, the manifest and the engine's log beside them
-    (none with --verbose), the store, its log and its lock."""
-    from ..runs.store import manifest_path, store_files
-
-    paths: list[tuple[str, Path]] = []
-    if out is not None:
-        paths += [("--out", out), ("the manifest beside --out", manifest_path(out))]
-        if not verbose:
-            paths += [("the engine's log beside --out", engine_log_path("score", out))]
-    if store is not None:
-        files = store_files(store)
-        paths += [("--store", store)]
-        paths += [(f"the {what}", path) for what, path in files.items() if path != store]
-    return paths
-
-
 def _report(
     console: Console,
     started: float,
     bar: RunBar | None,
     form: str,
-    outcome: RunOutcome,
-    spec: RunSpec,
-    out: Path | None,
+    scored: DatasetScores,
     gates: dict[str, float],
     max_failed: int | None,
     position: str,
 ) -> None:
     """The items (as a table), each scorer's summary (its time since `started`, and the chunk
     checks the progress counted), the rows scored and the seconds they took (see
-    `RunBar.scoring`; `bar` is None on Ray), the first failed rows, where the results went,
-    and the gates."""
+    `RunBar.scoring`; `bar` is None on Ray), the first failed rows, where the results went
+    (`scored.out`), and the gates."""
     from rich.console import Console
     from rich.text import Text
 
@@ -340,21 +297,21 @@ def _report(
     )
 
     seconds = time.perf_counter() - started
-    summaries = outcome.summaries
+    spec, summaries, out = scored.spec, scored.summaries, scored.out
     checks = {} if bar is None else bar.checks()
     if form == "table":
-        Console().print(items_table(outcome.records))
+        Console().print(items_table(list(scored)))
     for sid in spec.scorer_ids:
         if sid in summaries:
             Console().print(summary_table(sid, summaries[sid], seconds, spec, checks.get(sid)))
             if (note := missing_truth_line(sid, summaries[sid])) is not None:
                 Console().print(Text(note), soft_wrap=True)
     scoring = None if bar is None else bar.scoring()
-    if (scored := scoring_line(scoring, seconds)) is not None:
-        Console().print(Text(scored), soft_wrap=True)
+    if (rate := scoring_line(scoring, seconds)) is not None:
+        Console().print(Text(rate), soft_wrap=True)
     where = str(out) if out is not None else "the items table" if form == "table" else "the run"
     most = max((s.failed for s in summaries.values()), default=0)
-    for line in failed_lines(outcome.failed, most, where, position):
+    for line in failed_lines(scored.failed, most, where, position):
         Console().print(Text(line), soft_wrap=True)
     if out is not None:
         console.print(Text(printable(f"results: {out}")), soft_wrap=True)

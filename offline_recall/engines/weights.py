@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 
-from ..errors import ModelError
+from ..errors import ModelError, OfflineRecallError
 from ..paths import cache_root
 from .int8 import save_quantized
 from .manifests import ModelManifest
@@ -66,6 +66,23 @@ def source_dir(manifest: ModelManifest) -> Path:
     if not folder.is_dir():
         raise ModelError(f"model folder {folder} of {manifest.name} not found; {src.install}")
     return folder
+
+
+def model_files(option: str, model: str | None) -> dict[str, Path]:
+    """The files a run reads for the model `option` names (`--model`), as inputs no output may
+    replace: the manifest, when a path names one, and the files it pins in its folder."""
+    from .manifests import load_manifest
+
+    if model is None:
+        return {}
+    given = Path(model)
+    files = {option: given} if given.is_file() else {}
+    try:
+        manifest = load_manifest(model)
+        folder = source_dir(manifest)
+    except OfflineRecallError:  # refused later, where the model is loaded
+        return files
+    return files | {f"{option}'s {f.path}": folder / f.path for f in manifest.files}
 
 
 def weights_state(manifest: ModelManifest) -> WeightsState:

@@ -144,11 +144,11 @@ def test_a_pipe_gets_a_line_every_few_seconds_while_one_long_step_gives_no_news(
 
 
 def test_a_ray_run_in_a_pipe_prints_rows_as_shards_commit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from offline_recall.cli.ray_run import _ShardBar
+    from offline_recall.cli.ray_run import ShardBar
 
     monkeypatch.setattr(progress, "EVERY", 0.0)
     console, out = piped()
-    with _ShardBar(console, 20, 4) as bar:
+    with ShardBar(console, 20, 4) as bar:
         bar.shard(8)
         bar.shard(8)
     lines = out.getvalue().splitlines()
