@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..runs.dataset_scores import DatasetScores
-    from ..runs.score import RunPlan, ScoreOptions
+    from ..runs.plan import RunPlan, ScoreOptions
     from ..runs.spec import RunSpec
     from .progress import RunBar
 
@@ -127,7 +127,7 @@ def score(
     """
     # Each module is imported where it is first needed, so that an input refused before
     # scoring starts costs only the reading of it.
-    from ..runs.score import RunPlan
+    from ..runs.plan import RunPlan
 
     started = time.perf_counter()
     where = choose_runner(
@@ -170,7 +170,7 @@ def _options(
 ) -> ScoreOptions:
     """What the command line chose, as `score` takes it."""
     from ..data.fields import parse_mapping
-    from ..runs.score import ScoreOptions
+    from ..runs.plan import ScoreOptions
 
     return ScoreOptions(
         scorers=tuple(chosen.scorers),
