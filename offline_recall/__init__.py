@@ -25,7 +25,6 @@ from .scorer.builtins import public_names
 # For type checkers, each public name imported; the built-in scorers' are re-exported with `as`,
 # since `__all__` adds them from the registry (`public_names`).
 if TYPE_CHECKING:
-    from .data.dataset import open_dataset
     from .engines import create_engine
     from .engines.base import Engine
     from .engines.fake import FakeEngine
@@ -60,15 +59,13 @@ if TYPE_CHECKING:
     )
     from .report.comparison import Comparison, compare_runs
     from .runs.claim_cache import ClaimCache
+    from .runs.dataset_scores import DatasetScores
     from .runs.evals import EvalResult, ItemResult, run_evals
-    from .runs.execute import run_dataset
-    from .runs.local import LocalRunner
-    from .runs.manifest import InputSpec
     from .runs.ray_dataset import score_dataset
     from .runs.ray_workers import RayOptions
     from .runs.resolve import resolve_spec
     from .runs.results import ItemRecord, read_results
-    from .runs.store import RunStore
+    from .runs.score import score
     from .scorer.results import Status
 
 __all__ = [
@@ -77,29 +74,26 @@ __all__ = [
     "Comparison",
     "ConfigurationError",
     "DatasetError",
+    "DatasetScores",
     "Engine",
     "EvalResult",
     "FakeEngine",
-    "InputSpec",
     "ItemRecord",
     "ItemResult",
-    "LocalRunner",
     "MissingExtraError",
     "ModelError",
     "OfflineRecallError",
     "RayOptions",
-    "RunStore",
     "Status",
     "__version__",
     "compare_runs",
     "create_engine",
     "load_manifest",
     "model_dir",
-    "open_dataset",
     "read_results",
     "resolve_spec",
-    "run_dataset",
     "run_evals",
+    "score",
     "score_dataset",
 ]
 __all__ += public_names()
@@ -110,16 +104,13 @@ _MODULES: dict[str, str] = {
     **public_names(),
     "Status": "offline_recall.scorer.results",
     "ClaimCache": "offline_recall.runs.claim_cache",
-    # runs: their spec, runners and stores
+    # runs: a dataset scored, items run and scored, a Ray Dataset scored, results read back
+    "score": "offline_recall.runs.score",
+    "DatasetScores": "offline_recall.runs.dataset_scores",
     "run_evals": "offline_recall.runs.evals",
     "EvalResult": "offline_recall.runs.evals",
     "ItemResult": "offline_recall.runs.evals",
     "resolve_spec": "offline_recall.runs.resolve",
-    "open_dataset": "offline_recall.data.dataset",
-    "InputSpec": "offline_recall.runs.manifest",
-    "run_dataset": "offline_recall.runs.execute",
-    "LocalRunner": "offline_recall.runs.local",
-    "RunStore": "offline_recall.runs.store",
     "score_dataset": "offline_recall.runs.ray_dataset",
     "RayOptions": "offline_recall.runs.ray_workers",
     "read_results": "offline_recall.runs.results",

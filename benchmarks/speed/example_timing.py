@@ -19,8 +19,8 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.quality.recall import extract_claims, model_p_yes, recall_scorer
-from offline_recall import Status, open_dataset
-from offline_recall.data.dataset import Row
+from offline_recall import Status
+from offline_recall.data.dataset import Row, open_dataset
 from offline_recall.runs.resolve import resolve_run
 from offline_recall.runs.session import Scoring
 

@@ -86,7 +86,8 @@ def throughput(
 def driver_steps(data: Path, out: Path) -> tuple[float, float, float]:
     """Seconds the driver spends on its own: reading the input for its fields and rows, cutting
     it into shards, and writing the result file (with the summary) from the shards."""
-    from offline_recall import open_dataset, resolve_spec
+    from offline_recall import resolve_spec
+    from offline_recall.data.dataset import open_dataset
     from offline_recall.data.shards import plan_shards
     from offline_recall.runs.results import OutputFormat
     from offline_recall.runs.shard_folder import ShardFolder, default_shards_path

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from offline_recall import open_dataset
-from offline_recall.data.dataset import RowError
+from offline_recall.data.dataset import RowError, open_dataset
 
 GOOD: dict[str, Any] = {"groundTruth": "Paris is in France.", "context": ["Paris is in France."]}
 

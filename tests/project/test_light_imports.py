@@ -230,11 +230,11 @@ def test_a_profile_applies_its_coefficients_to_the_same_floats() -> None:
 
 
 PUBLIC = {
-    "DEFAULT_MODEL", "ClaimCache", "Comparison", "ConfigurationError", "DatasetError", "Engine",
-    "EvalResult", "FakeEngine", "InputSpec", "ItemRecord", "ItemResult", "LocalRunner",
-    "MissingExtraError", "ModelError", "OfflineRecallError", "RayOptions", "RunStore", "Status",
-    "__version__", "compare_runs", "create_engine", "load_manifest", "model_dir", "open_dataset",
-    "read_results", "resolve_spec", "run_dataset", "run_evals", "score_dataset",
+    "DEFAULT_MODEL", "ClaimCache", "Comparison", "ConfigurationError", "DatasetError",
+    "DatasetScores", "Engine", "EvalResult", "FakeEngine", "ItemRecord", "ItemResult",
+    "MissingExtraError", "ModelError", "OfflineRecallError", "RayOptions", "Status",
+    "__version__", "compare_runs", "create_engine", "load_manifest", "model_dir",
+    "read_results", "resolve_spec", "run_evals", "score", "score_dataset",
 }  # fmt: skip
 """The public names besides the built-in scorers', which their registry entries declare."""
 
