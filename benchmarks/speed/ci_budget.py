@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--backend", default=AUTO, help="the engine [default: the model's own]")
     parser.add_argument("--out", type=Path, help="also write each row's result here (JSON Lines)")
+    parser.add_argument("--json", type=Path, help="also write the measurements here (one object)")
     args = parser.parse_args()
     rows = rose_e2e(args.data / ROSE_E2E, args.rows, SEED)
     runs = [{"ground_truth": r.reference, "context": list(r.contexts)} for r in rows]
@@ -109,11 +110,30 @@ def main() -> None:
     print()
     print("| recall against human recall | Spearman [95% interval] | MAE |")
     print("|---|---:|---:|")
+    agreement = {}
     for name, found in (("decided", decided), ("expected", expected)):
         rho = spearmanr(found, human).statistic
         interval = spearman_interval(human, found)
         mae = fmean(abs(a - b) for a, b in zip(found, human, strict=True))
+        agreement[name] = {"spearman": rho, "interval": str(interval), "mae": mae}
         print(f"| {name} | {rho:.3f} {interval} | {mae:.3f} |")
+    if args.json is not None:
+        measured = {
+            "rows": len(rows),
+            "fingerprint": spec.model_fingerprint,
+            "engine": spec.engine.name,
+            "load_s": loaded - began,
+            "stages_s": {name: stages.last[name] - first for name, first in stages.first.items()},
+            "scoring_s": ended - loaded,
+            "end_to_end_s": ended - began,
+            "items_per_s": len(rows) / (ended - began),
+            "peak_gib": peak_gib,
+            "failed": failed,
+            "verdicts": verdicts,
+            "asked": asked,
+            "agreement": agreement,
+        }
+        args.json.write_text(json.dumps(measured, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":
