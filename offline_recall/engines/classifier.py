@@ -18,7 +18,7 @@ from ..errors import MissingExtraError, ModelError
 from .base import Done, EngineIdentity, Failed, JsonOutput, Prompt
 from .manifests import ModelManifest
 from .transformers import TransformersOptions
-from .weights import model_dir, quiet_loading
+from .weights import PINNED_LOADING, model_dir, quiet_loading
 
 NO_TEXT = "a classifier verifier writes no text: name a chat model for claim extraction"
 NOT_A_PAIR = "a classifier judges (evidence, statement) pairs; this prompt is not one"
@@ -78,13 +78,12 @@ class TransformersClassifierEngine(_ClassifierEngine):
         folder = model_dir(manifest)
         self._tokenizer: Any = cast(
             Any,
-            AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False),
+            AutoTokenizer.from_pretrained(folder, **PINNED_LOADING),
         )
         with quiet_loading():
             model = AutoModelForSequenceClassification.from_pretrained(
                 folder,
-                local_files_only=True,
-                trust_remote_code=False,
+                **PINNED_LOADING,
                 use_safetensors=True,
                 dtype=getattr(torch, self.options.dtype),
             )

@@ -110,7 +110,9 @@ def load_dequantized(folder: Path, dtype: torch.dtype) -> Any:
     from transformers import AutoConfig, AutoModelForCausalLM
     from transformers.initialization import no_init_weights
 
-    config: Any = AutoConfig.from_pretrained(folder, local_files_only=True)
+    from .weights import PINNED_LOADING  # weights.py writes int8 folders with this module
+
+    config: Any = AutoConfig.from_pretrained(folder, **PINNED_LOADING)
     if hasattr(config, "quantization_config"):
         del config.quantization_config
     with no_init_weights():  # every weight is assigned below

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from ..errors import ModelError
 from .chat import folded, render_chat
+from .weights import PINNED_LOADING
 from .wheel_parts import sha256_file
 
 # Files that decide what the model computes: weights, architecture, tokenizer, template.
@@ -94,7 +95,7 @@ def _tokenizer(folder: Path) -> Any:
     except ImportError as e:  # pragma: no cover - transformers is a dependency
         raise ModelError("pinning reads the tokenizer with transformers; install it") from e
     try:
-        return AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False)
+        return AutoTokenizer.from_pretrained(folder, **PINNED_LOADING)
     except Exception as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise ModelError(f"the tokenizer in {folder} does not load: {first}") from e

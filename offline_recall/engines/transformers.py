@@ -14,7 +14,7 @@ from .chat import ChatTemplate, PinnedEngine
 from .int8 import load_dequantized
 from .lookup_decoding import Head, greedy_constrained, head_of
 from .manifests import ModelManifest
-from .weights import model_dir, quiet_loading
+from .weights import PINNED_LOADING, model_dir, quiet_loading
 
 if TYPE_CHECKING:
     import torch
@@ -60,18 +60,15 @@ class TransformersEngine(PinnedEngine):
         # Engine objects stay untyped here: their stubs do not describe these call patterns.
         self._tokenizer: Any = cast(
             Any,
-            AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False),
+            AutoTokenizer.from_pretrained(folder, **PINNED_LOADING),
         )
+        dtype = self.options.dtype
         with quiet_loading():
             if manifest.quantize == "int8":
-                model = load_dequantized(folder, getattr(torch, self.options.dtype))
+                model = load_dequantized(folder, getattr(torch, dtype))
             else:
                 model = AutoModelForCausalLM.from_pretrained(
-                    folder,
-                    local_files_only=True,
-                    trust_remote_code=False,
-                    use_safetensors=True,
-                    dtype=getattr(torch, self.options.dtype),
+                    folder, **PINNED_LOADING, use_safetensors=True, dtype=getattr(torch, dtype)
                 )
         self._model: Any = cast(Any, model).to(self.options.device).eval()
         super().__init__(

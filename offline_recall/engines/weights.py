@@ -28,6 +28,9 @@ from .wheel_parts import (
     sha256_file,
 )
 
+PINNED_LOADING: dict[str, bool] = {"local_files_only": True, "trust_remote_code": False}
+"""How transformers reads a pinned folder: its own files only, never code it carries."""
+
 _MARKER = "offline-recall.json"
 _CONVERTING = ".converting-"
 
