@@ -126,13 +126,7 @@ def main() -> None:
     written: set[Path] = set()
     for model, rule in plain_rules():
         card = measured(rule, lexical)
-        shipped = RuleCard(
-            scorer=rule.scorer,
-            model_fingerprint=rule.model_fingerprint,
-            prompt_version=rule.prompt_version,
-            profile=rule.digest,
-            card=card,
-        )
+        shipped = RuleCard.measured(rule, card)
         path = card_path(model)
         written.add(path)
         print(f"{path.name}: {card.describe()}")

@@ -55,13 +55,7 @@ def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _ship(folder: Path, rule: JudgeProfile, card: JudgeCard = CARD, name: str = "tiny") -> None:
-    measured = RuleCard(
-        scorer=rule.scorer,
-        model_fingerprint=rule.model_fingerprint,
-        prompt_version=rule.prompt_version,
-        profile=rule.digest,
-        card=card,
-    )
+    measured = RuleCard.measured(rule, card)
     save_card(measured, folder / f"{name}{CARD_SUFFIX}")
 
 
