@@ -32,6 +32,7 @@ from starlette.routing import Route
 from ..frozen import Frozen
 from ..runs.spec import RunSpec
 from ..scorer.registry import SCORERS, scorer_kind
+from ..scorer.results import ScoreResult
 from . import MAX_CHARACTERS, MAX_CONNECTIONS, MAX_WORK, READ_TIMEOUT
 from .batcher import Batcher, ScoringFailed, ServiceStopping
 from .guard import Guard
@@ -214,51 +215,65 @@ def _scale(value: float | None) -> float:
     return value or 1.0  # 0 means 1, as in Mastra
 
 
-def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlette:
-    """The ASGI application scoring with `batcher` the runs of `spec`'s scorers."""
-    scales = {s.id: _scale(s.setup.scale) for s in spec.scorers}
-    claims = {s.id: max(1, s.setup.max_items) for s in spec.scorers}
-    reads_context = {sid: scorer_kind(sid).reads_context() for sid in spec.scorer_ids}
+@dataclass(frozen=True)
+class _Routes:
+    """What the service answers from: `spec`'s scorers, each with its scale, its bound on
+    claims a run and whether it reads the context; the batcher that scores; the settings."""
 
-    async def get_health(request: Request) -> Response:
-        if not authorized(request.headers.get("authorization"), settings.token):
+    spec: RunSpec
+    batcher: Batcher
+    settings: Settings
+    scales: dict[str, float]
+    claims: dict[str, int]
+    reads_context: dict[str, bool]
+
+    @classmethod
+    def of(cls, spec: RunSpec, batcher: Batcher, settings: Settings) -> _Routes:
+        return cls(
+            spec=spec,
+            batcher=batcher,
+            settings=settings,
+            scales={s.id: _scale(s.setup.scale) for s in spec.scorers},
+            claims={s.id: max(1, s.setup.max_items) for s in spec.scorers},
+            reads_context={sid: scorer_kind(sid).reads_context() for sid in spec.scorer_ids},
+        )
+
+    def authorized(self, request: Request) -> bool:
+        return authorized(request.headers.get("authorization"), self.settings.token)
+
+    async def get_health(self, request: Request) -> Response:
+        if not self.authorized(request):
             return _unauthorized()
-        scored = Scored(runs=batcher.runs, batches=batcher.batches)
-        return JSONResponse(Health.of(spec, settings, scored).model_dump(mode="json"))
+        scored = Scored(runs=self.batcher.runs, batches=self.batcher.batches)
+        return JSONResponse(Health.of(self.spec, self.settings, scored).model_dump(mode="json"))
 
-    def unserved(sid: str) -> Response | None:
+    async def post_score(self, request: Request) -> Response:
+        if not self.authorized(request):
+            return _unauthorized()
+        sid = request.path_params["scorer"]
+        if (refused := self.unserved(sid)) is not None:
+            return refused
+        scoring = await self.submit(request, sid)
+        if isinstance(scoring, Response):
+            return scoring
+        return await _answer(request, scoring)
+
+    def unserved(self, sid: str) -> Response | None:
         """The answer to a request for a scorer the service does not run; None if it does."""
-        if sid in scales:
+        if sid in self.scales:
             return None
-        served = ", ".join(scales)
+        served = ", ".join(self.scales)
         if sid not in SCORERS:
             return _error(404, f"unknown scorer {sid!r}; this service runs {served}")
         return _error(404, f"this service runs {served}; start it with --scorer {sid} to serve it")
 
-    async def read_run(request: Request, sid: str) -> ScoreRequest:
-        """The request's run, bounded, read and checked against the scorer's scale."""
-        body = await _body(request, settings.max_request_bytes, settings.read_timeout)
-        run = read_request(body, reads_context[sid])
-        asked = _scale(run.scale)
-        if run.scale is not None and asked != scales[sid]:
-            raise RequestError(
-                400,
-                f"this service scores {sid} on a scale of {scales[sid]:g}, the run asks for "
-                f"{asked:g}: start it with --scale {asked:g}",
-            )
-        return run
-
-    async def post_score(request: Request) -> Response:
-        if not authorized(request.headers.get("authorization"), settings.token):
-            return _unauthorized()
-        sid = request.path_params["scorer"]
-        if (refused := unserved(sid)) is not None:
-            return refused
-        with batcher.arriving():
+    async def submit(self, request: Request, sid: str) -> asyncio.Future[ScoreResult] | Response:
+        """The request's run read, bounded and queued for scoring; a refusal is its answer."""
+        with self.batcher.arriving():
             try:
-                run = await read_run(request, sid)
-                work = check_work(run, claims[sid], settings)
-                scoring = batcher.submit(sid, run.row, work)
+                run = await self.read_run(request, sid)
+                work = check_work(run, self.claims[sid], self.settings)
+                return self.batcher.submit(sid, run.row, work)
             except RequestError as e:
                 closing = {"Connection": "close"} if e.status == 408 else None
                 return _error(e.status, e.message, closing)
@@ -266,45 +281,69 @@ def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlett
                 return Response(status_code=400)
             except ServiceStopping as e:
                 return _error(503, str(e))
-        gone = asyncio.ensure_future(_disconnected(request))
-        either: set[asyncio.Future[Any]] = {scoring, gone}
-        try:
-            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            gone.cancel()
-            if not scoring.done():
-                scoring.cancel()  # its client went away: the request leaves the queue
-        if scoring.cancelled():
-            return Response(status_code=400)
-        try:
-            result = scoring.result()
-        except ScoringFailed as e:
-            return _error(500, str(e))
-        except ServiceStopping as e:
-            return _error(503, str(e))
-        return JSONResponse(result.model_dump(mode="json"))
 
-    async def not_found(request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        text = "no such endpoint: POST /score/{scorer id} scores a run, GET /health describes it"
-        return _error(status, text if status in (404, 405) else str(exc))
+    async def read_run(self, request: Request, sid: str) -> ScoreRequest:
+        """The request's run, bounded, read and checked against the scorer's scale."""
+        settings, scale = self.settings, self.scales[sid]
+        body = await _body(request, settings.max_request_bytes, settings.read_timeout)
+        run = read_request(body, self.reads_context[sid])
+        asked = _scale(run.scale)
+        if run.scale is not None and asked != scale:
+            raise RequestError(
+                400,
+                f"this service scores {sid} on a scale of {scale:g}, the run asks for "
+                f"{asked:g}: start it with --scale {asked:g}",
+            )
+        return run
 
     @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        batcher.start()
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        self.batcher.start()
         try:
             yield
         finally:
-            await batcher.stop()
+            await self.batcher.stop()
 
+
+async def _answer(request: Request, scoring: asyncio.Future[ScoreResult]) -> Response:
+    """The scored run's result, once `scoring` is done; a client that went away first takes
+    its request out of the queue."""
+    gone = asyncio.ensure_future(_disconnected(request))
+    either: set[asyncio.Future[Any]] = {scoring, gone}
+    try:
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not scoring.done():
+            scoring.cancel()  # its client went away: the request leaves the queue
+    if scoring.cancelled():
+        return Response(status_code=400)
+    try:
+        result = scoring.result()
+    except ScoringFailed as e:
+        return _error(500, str(e))
+    except ServiceStopping as e:
+        return _error(503, str(e))
+    return JSONResponse(result.model_dump(mode="json"))
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    text = "no such endpoint: POST /score/{scorer id} scores a run, GET /health describes it"
+    return _error(status, text if status in (404, 405) else str(exc))
+
+
+def service_app(spec: RunSpec, batcher: Batcher, settings: Settings) -> Starlette:
+    """The ASGI application scoring with `batcher` the runs of `spec`'s scorers."""
+    served = _Routes.of(spec, batcher, settings)
     routes = [
-        Route("/health", get_health, methods=["GET"]),
-        Route("/score/{scorer}", post_score, methods=["POST"]),
+        Route("/health", served.get_health, methods=["GET"]),
+        Route("/score/{scorer}", served.post_score, methods=["POST"]),
     ]
-    handlers: dict[Any, Any] = {HTTPException: not_found}
+    handlers: dict[Any, Any] = {HTTPException: _not_found}
     guard = Middleware(Guard, hosts=settings.hosts)
     app = Starlette(
-        routes=routes, middleware=[guard], exception_handlers=handlers, lifespan=lifespan
+        routes=routes, middleware=[guard], exception_handlers=handlers, lifespan=served.lifespan
     )
     app.state.settings = settings  # the connection bounds, read where it is served
     app.state.halt = batcher.halt  # on a stop, before the connections are waited for
