@@ -31,12 +31,12 @@ from pathlib import Path
 from offline_recall import DEFAULT_MODEL
 from offline_recall.engines import ENGINES
 from offline_recall.judging.behaviour import cases
-from offline_recall.judging.calibrate import SIGNAL_SETS, fit_profile
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.negatives import KINDS, kind_of, with_negatives
 from offline_recall.judging.profile import save_profile
 from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.runs.calibration import Calibration, calibrate_sets, profile_card
+from offline_recall.runs.calibration.fit import SIGNAL_SETS, fit_profile
 from offline_recall.runs.resolve import resolve_run
 from offline_recall.runs.session import Scoring
 from offline_recall.runs.spec import RunSpec

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from offline_recall import DEFAULT_MODEL
 from offline_recall.engines import ENGINES
-from offline_recall.judging.calibrate import SIGNAL_SETS
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.profile import save_profile
 from offline_recall.runs.calibration import calibrate
+from offline_recall.runs.calibration.fit import SIGNAL_SETS
 from offline_recall.runs.resolve import resolve_spec
 from offline_recall.scorer.registry import SCORERS
 

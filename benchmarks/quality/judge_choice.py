@@ -30,11 +30,11 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.quality.quality_metrics import auroc
 from offline_recall.engines.manifests import DEFAULT_MODEL, load_manifest
 from offline_recall.judging.behaviour import KINDS, cases
-from offline_recall.judging.calibrate import DEFAULT_SIGNALS, fit_profile
 from offline_recall.judging.korean import has_hangul
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.negatives import kind_of
 from offline_recall.judging.profile import RECALL, find_profile
+from offline_recall.runs.calibration.fit import DEFAULT_SIGNALS, fit_profile
 
 Row = dict[str, object]
 Scorer = Callable[[str, dict[str, float]], float]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import click
@@ -12,15 +13,12 @@ from rich.text import Text
 from ..data.destinations import check_destinations
 from ..engines.weights import model_files
 from ..errors import DatasetError
-from ..judging.calibrate import SIGNAL_SETS
 from ..judging.labelled import read_labelled
-from ..judging.profile import UnreadableProfile, save_profile, user_profile_path
-from ..paths import cache_root
+from ..judging.profile import save_profile, user_profile_path
 from ..printable import printable
-from ..runs.calibration import Calibration
+from ..runs.calibration import Calibration, calibration_run
 from ..runs.calibration import calibrate as fit
-from ..runs.resolve import ResolvedRun, resolve_run
-from ..runs.session import Scoring
+from ..runs.calibration.fit import SIGNAL_SETS
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
 from . import COMMANDS
 from .options import model_and_engine, parse_engine_options
@@ -53,68 +51,8 @@ def _report(found: Calibration, unit: str) -> Table:
     return table
 
 
-def _losses(found: Calibration) -> list[str]:
-    """What the new profile loses to, on these rows: word overlap, or the profile in use."""
-    checked = found.profile.cross_validated
-    assert checked is not None
-    losses = []
-    if checked.auroc < checked.baseline_auroc:
-        losses.append(
-            f"its cross-validated AUROC {checked.auroc:.3f} is under word overlap's "
-            f"{checked.baseline_auroc:.3f}"
-        )
-    if checked.balanced_accuracy < checked.baseline_balanced_accuracy:
-        losses.append(
-            f"its cross-validated balanced accuracy {checked.balanced_accuracy:.3f} is under "
-            f"word overlap's {checked.baseline_balanced_accuracy:.3f}"
-        )
-    if found.replaced_auroc is not None and checked.auroc < found.replaced_auroc:
-        losses.append(
-            f"it is under the {found.replaced.profile_origin.value} profile in use, whose AUROC "
-            f"on these rows is {found.replaced_auroc:.3f}"
-        )
-    return losses
-
-
-def _resolved(
-    model: str,
-    backend: str,
-    engine_option: tuple[str, ...],
-    scorer_id: str,
-    force: bool,
-    console: Console,
-) -> ResolvedRun:
-    """The run to calibrate. An installed profile that cannot be read is what `calibrate`
-    replaces: with `force` it is set aside (renamed `*.unreadable`) and the run resolved
-    without it; without, the error says so."""
-    set_aside: set[Path] = set()
-    while True:
-        try:
-            return resolve_run(
-                model,
-                engine=backend,
-                engine_options=parse_engine_options(engine_option),
-                scorers=[scorer_id],
-                extracting=False,
-            )
-        except UnreadableProfile as e:
-            installed = e.path.parent == cache_root() / "profiles"
-            if not installed or e.path in set_aside:
-                raise
-            if not force:
-                raise click.ClickException(
-                    f"{e}; calibrate --force sets it aside and installs the new fit"
-                ) from None
-            aside = e.path.with_name(e.path.name + ".unreadable")
-            try:
-                e.path.replace(aside)
-            except OSError as moved:
-                raise click.ClickException(
-                    f"{e}; it cannot be set aside ({moved.strerror}): delete it"
-                ) from None
-            set_aside.add(e.path)
-            said = f"set the unreadable profile {e.path.name} aside as {aside}"
-            console.print(Text(printable(said), style="yellow"), soft_wrap=True)
+def _warn(console: Console, said: str) -> None:
+    console.print(Text(printable(said), style="yellow"), soft_wrap=True)
 
 
 @click.command(short_help=COMMANDS["calibrate"].help)
@@ -202,28 +140,30 @@ def calibrate(
         check_destinations([("--out", out)], {"DATA": data} | model_files("--model", model))
     pairs, errors = read_labelled(data, scorer_kind(scorer_id).labelled_statement)
     for error in errors:
-        console.print(Text(printable(f"skipped {error.message}"), style="yellow"), soft_wrap=True)
+        _warn(console, f"skipped {error.message}")
     if not pairs:
         raise DatasetError(f"{data.name}: no usable labelled rows")
-    run = _resolved(model, backend, engine_option, scorer_id, force, console)
+    run = calibration_run(
+        model,
+        scorer_id=scorer_id,
+        backend=backend,
+        engine_options=parse_engine_options(engine_option),
+        set_aside=force,
+        say=partial(_warn, console),
+    )
     claims = len({p.group for p in pairs})
     unit = scorer_kind(scorer_id).unit
-    scoring = Scoring.start(run)
-    try:
-        with console.status(f"judging the pairs of {claims} labelled {unit}"):
-            found = fit(
-                run,
-                pairs,
-                scorer_id=scorer_id,
-                scoring=scoring,
-                signals=signal_set,
-                evidence_sentences=evidence_sentences,
-                folds=folds,
-                seed=seed,
-                trained_on=f"{data.name}: {claims} {unit}",
-            )
-    finally:
-        scoring.close()
+    with console.status(f"judging the pairs of {claims} labelled {unit}"):
+        found = fit(
+            run,
+            pairs,
+            scorer_id=scorer_id,
+            signals=signal_set,
+            evidence_sentences=evidence_sentences,
+            folds=folds,
+            seed=seed,
+            trained_on=f"{data.name}: {claims} {unit}",
+        )
     if found.failed:
         console.print(Text(f"{found.failed} pairs could not be judged", style="yellow"))
     Console().print(_report(found, unit))
@@ -239,7 +179,7 @@ def calibrate(
             soft_wrap=True,
         )
     profile = found.profile
-    losses = _losses(found)
+    losses = found.losses()
     if out is None and losses and not force:
         raise click.ClickException(
             f"not installed: {'; and '.join(losses)}. Pass --force to install it anyway, or "

@@ -17,10 +17,10 @@ from offline_recall import (
     load_manifest,
 )
 from offline_recall.engines.vllm import native_dtype
-from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.judge import signal_values
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.runs.calibration.fit import fit_profile
 
 from ..conftest import EXAMPLE, RECALL, recall, run_cli
 from ..judging.test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED

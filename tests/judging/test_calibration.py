@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from offline_recall import ContextRecallOptions, FakeEngine, create_context_recall_scorer
 from offline_recall.cli import main
-from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.judge import Question, signal_values
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.negatives import group_of
@@ -26,6 +25,7 @@ from offline_recall.judging.profile import (
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, evidence, lexical_signals, word_overlap
 from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.runs.calibration.fit import fit_profile
 
 from ..conftest import RECALL
 

@@ -11,10 +11,10 @@ from offline_recall import (
     create_context_recall_scorer,
     load_manifest,
 )
-from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.judge import signal_values
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.profile import MODEL_SIGNAL, ProfileOrigin, find_profile
+from offline_recall.runs.calibration.fit import fit_profile
 
 from ..conftest import RECALL
 from .test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED

@@ -19,7 +19,6 @@ from offline_recall import ContextRecallOptions, create_context_recall_scorer
 from offline_recall.engines.fake import FakeEngine
 from offline_recall.errors import ModelError
 from offline_recall.judging.behaviour import KINDS, READING_TARGET, UNRELATED, card_of, cases
-from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.judge import Assessment, Judge
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.profile import (
@@ -33,6 +32,7 @@ from offline_recall.judging.profile import (
     load_profile,
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
+from offline_recall.runs.calibration.fit import fit_profile
 
 from ..conftest import RECORDER, case_key, recorded_p_yes
 

@@ -7,12 +7,12 @@ import math
 import pytest
 
 from offline_recall import load_manifest
-from offline_recall.judging.calibrate import fit_profile
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.polarity import antonyms, negated, opposite, polarity_mismatch, tokens
 from offline_recall.judging.profile import ProfileOrigin, find_profile
 from offline_recall.judging.quantities import Quantity, quantities, quantity_signals
 from offline_recall.judging.signals import LEXICAL_SIGNALS, lexical_signals
+from offline_recall.runs.calibration.fit import fit_profile
 
 RECALL = "context-recall-scorer"
 FINGERPRINT = "smollm2-135m-instruct@9634263adf6bc976"

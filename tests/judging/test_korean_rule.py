@@ -10,7 +10,6 @@ import pytest
 
 from offline_recall import ContextRecallOptions, FakeEngine, create_context_recall_scorer
 from offline_recall.errors import DatasetError
-from offline_recall.judging.calibrate import SIGNAL_SETS, fit_profile
 from offline_recall.judging.judge import DECIMALS, Assessment, Judge, signal_values
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.profile import (
@@ -20,6 +19,7 @@ from offline_recall.judging.profile import (
     save_profile,
     threshold_profile,
 )
+from offline_recall.runs.calibration.fit import SIGNAL_SETS, fit_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 
