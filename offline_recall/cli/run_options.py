@@ -106,16 +106,16 @@ _CHOICES = tuple(f.name for f in fields(RunChoice))
 
 def resolve_announced(console: Console, chosen: RunChoice, command: str) -> ResolvedRun:
     """The run the options make, resolved once, announced (see `announce`)."""
-    from ..runs.resolve import resolve_run
+    from ..runs.score import resolve
 
-    run = resolve_run(
-        chosen.model,
-        engine=chosen.backend,
+    run = resolve(
+        chosen.scorers,
+        model=chosen.model,
+        backend=chosen.backend,
         engine_options=parse_engine_options(chosen.engine_option),
-        scorers=chosen.scorers,
         scale=chosen.scale,
         judge_model=chosen.judge_model,
-        judge_engine=chosen.judge_backend,
+        judge_backend=chosen.judge_backend,
     )
     return announce(console, run, chosen.no_judge_note, command)
 

@@ -149,7 +149,7 @@ def serve(
     from rich.console import Console
     from rich.text import Text
 
-    from ..runs.session import Scoring
+    from ..runs.score import session
     from ..service.app import Settings, service_app
     from ..service.batcher import Batcher, Worker
     from ..service.listen import bind, serve_socket, url_of
@@ -166,7 +166,7 @@ def serve(
     log = None if chosen.verbose else engine_log_path("serve")
     try:
         with engine_messages(console, log) as output:
-            scoring = worker.call(lambda: Scoring.start(run))
+            scoring = worker.call(lambda: session(run))
             try:
                 batcher = Batcher(
                     scoring,

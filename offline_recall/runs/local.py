@@ -15,6 +15,7 @@ from .execute import Say
 from .manifest import RunIdentity, RunManifest
 from .resolve import ResolvedRun
 from .results import ItemRecord, OutputFormat
+from .score import session
 from .session import Scoring
 from .store import RunStore
 from .summary import Summary, windows
@@ -120,7 +121,7 @@ class LocalRunner:
         if len(done) >= dataset.total:
             return  # every row is in the store: no model is loaded
         with self._progress or nullcontext() as bar:
-            scoring = Scoring.start(run, claim_cache=self._claim_cache)
+            scoring = session(run, claim_cache=self._claim_cache)
             try:
                 pending = (r for r in dataset.rows() if r.line not in done)
                 if bar is not None:

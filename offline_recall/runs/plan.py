@@ -186,17 +186,17 @@ class RunPlan:
     def run(self) -> ResolvedRun:
         """The run the options make, resolved once (manifests read, a server asked what it
         serves): nothing is loaded."""
-        from . import resolve
+        from .score import resolve
 
         o = self.options
-        return resolve.resolve_run(
-            o.model,
-            engine=o.backend,
+        return resolve(
+            o.scorers,
+            model=o.model,
+            backend=o.backend,
             engine_options=o.engine_options,
-            scorers=o.scorers,
             scale=o.scale,
             judge_model=o.judge_model,
-            judge_engine=o.judge_backend,
+            judge_backend=o.judge_backend,
         )
 
     def score(

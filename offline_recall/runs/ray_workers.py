@@ -40,9 +40,8 @@ from ..frozen import Frozen
 from .claim_cache import ClaimCache
 from .differences import installed_versions
 from .local import score_window
-from .resolve import resolve_recorded
 from .results import ItemRecord
-from .session import Scoring
+from .score import session
 from .shard_folder import ShardFolder
 from .spec import RunSpec
 from .summary import windows
@@ -143,7 +142,7 @@ class Worker:
         spec = RunSpec.model_validate_json(spec_json)
         _check_worker(spec)
         self._cache = ClaimCache() if claim_cache else None
-        self._scoring = Scoring.start(resolve_recorded(spec), claim_cache=self._cache)
+        self._scoring = session(spec, claim_cache=self._cache)
         self._digest = spec.digest
 
     def score(self, rows: Sequence[Row | RowError]) -> list[ItemRecord]:

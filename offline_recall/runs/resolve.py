@@ -6,7 +6,8 @@ engine's server once which model it serves, and chooses each scorer's prompt ver
 profile. `resolve_recorded` resolves a spec recorded earlier (`verify`, Ray workers, a run
 resumed through the Python API) the same way, refused when the model, or what the server
 serves, is no longer the one the spec names. Starting the engines from either
-(`session.Scoring.start`) reads no manifest and asks no server again.
+(`score.session`) reads no manifest and asks no server again. `score.resolve` is the way in:
+the same run as `score` makes of the same options.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A scoring session: a resolved run's engines started and its scorers built on them."""
+"""A scoring session: a resolved run's engines started and its scorers built on them
+(`score.session` starts one)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ..scorer.results import Scorer
 from .resolve import ResolvedRun
 
 if TYPE_CHECKING:
-    from ..metrics.claims import ClaimStore
+    from ..scorer.pipeline import ClaimStore
 
 
 @dataclass

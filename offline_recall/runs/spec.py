@@ -5,7 +5,7 @@ prompt version and judge profile, decoding bounds, and the library and engine ve
 spec identifies a run store and heads the run's manifest; two runs with equal identities score
 the same rows the same way. It is made by resolving a run (`runs/resolve.py`: the manifests
 read and a server asked once) and scored by the session started from that resolution
-(`runs/session.py`: `Scoring.start(resolve_recorded(spec))` for a spec recorded earlier).
+(`runs/score.py`: `session(spec)` for a spec recorded earlier).
 """
 
 from __future__ import annotations

@@ -18,9 +18,8 @@ from ..urls import shown_url
 from .differences import installed_versions
 from .local import RunProgress, score_window
 from .manifest import RunManifest
-from .resolve import resolve_recorded
 from .results import ItemRecord, as_json_line, read_results
-from .session import Scoring
+from .score import session
 from .shard_folder import ShardFolder
 from .spec import EngineSpec, RunSpec
 from .store import RunStore, default_store_path, manifest_path, read_manifest
@@ -178,7 +177,7 @@ def verify_run(
     rows = (r for r in dataset.rows() if r.line in chosen)
     if progress is not None:
         progress.begin(len(lines), 0)
-    scoring = Scoring.start(resolve_recorded(spec))
+    scoring = session(spec)
     identical = 0
     differences: list[Difference] = []
     try:
