@@ -3,7 +3,7 @@
 It owns what scorers share: a batch prepared run by run (a bad run is its own result), an
 optional generation stage, the judged units de-duplicated across the batch and sent to the
 judge in one pass, the verdicts remembered (failures forgotten, to be tried again), a batch
-that breaks retried run by run (see `isolated`), progress, and every result stamped with the
+that breaks retried run by run (see `run_many`), progress, and every result stamped with the
 model, prompt version, judge profile and library version.
 
 A scorer is one subclass of `Pipeline`: its class attributes are its definition (see
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from functools import partial
 from typing import Any, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Unpack
 
 from .._version import __version__
@@ -31,7 +30,7 @@ from .guard import Guard, StepFailed, step_seconds
 from .inputs import ScorerOptions, as_input
 from .memo import Memo
 from .results import Progress, ScoreResult, ScorerInput, ScorerSetup, Status, round_half_up
-from .stages import isolated, stage
+from .stages import stage
 
 VERDICTS_REMEMBERED = 8192
 
@@ -230,16 +229,24 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
     def run_many(
         self, runs: Sequence[ScorerInput | Mapping[str, Any]], *, progress: Progress | None = None
     ) -> list[R]:
-        """Score many runs in one pass over the engine; one run's failure is its own result
-        (see `isolated`), and so is a step of the scorer's own that exits or runs past its
-        time limit (see guard.py), or a score that is not a number from 0 to the scale.
-        `progress` (else the scorer's `progress`) is told how the batch's stages go."""
+        """Score many runs in one pass over the engine; one run's failure is its own result,
+        and so is a step of the scorer's own that exits or runs past its time limit (see
+        guard.py), or a score that is not a number from 0 to the scale. `progress` (else the
+        scorer's `progress`) is told how the batch's stages go.
+
+        If the engine fails on the batch as a whole, the runs are scored one at a time, so
+        that only a run that breaks it alone becomes an error result. Errors a user must fix
+        (a missing model, a bad option) still stop the run."""
         told = progress if progress is not None else self.progress
         outer, self._batch_progress = self._batch_progress, told
         try:
             with Guard(step_seconds()) as guard:
-                batch = partial(self._score_batch, progress=told, guard=guard)
-                scored = isolated(runs, batch, self.error_result)
+                try:
+                    scored = self._score_batch(runs, told, guard)
+                except OfflineRecallError:
+                    raise
+                except Exception:
+                    scored = [self._alone(run, told, guard) for run in runs]
             return [self._checked(r) for r in scored]
         finally:
             self._batch_progress = outer
@@ -314,6 +321,20 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
                 f"the scorer's result holds a number that is not finite ({field})"
             )
         return result
+
+    def _alone(
+        self, run: ScorerInput | Mapping[str, Any], progress: Progress | None, guard: Guard
+    ) -> R:
+        """`run` scored in a batch of its own, after its batch broke: what breaks it is its
+        error result."""
+        try:
+            return self._score_batch([run], progress, guard)[0]
+        except OfflineRecallError:
+            raise
+        except StepFailed as e:
+            return self.error_result(str(e))
+        except Exception as e:
+            return self.error_result(f"{type(e).__name__}: {e}")
 
     def _prepare(self, raw: ScorerInput | Mapping[str, Any], guard: Guard) -> T | R:
         try:

@@ -17,7 +17,7 @@ from offline_recall.cli import main
 from offline_recall.cli.score import score
 from offline_recall.engines.fake import FakeEngine
 
-MOST_CALLS = 13
+MOST_CALLS = 12
 """Calls from the `score` command to the engine, its `generate_json` counted, at most."""
 
 
@@ -32,7 +32,7 @@ def _calls_below(command: Any) -> list[str]:
     return names
 
 
-def test_score_reaches_the_engine_in_at_most_thirteen_calls(
+def test_score_reaches_the_engine_in_at_most_twelve_calls(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     routes: list[list[str]] = []
