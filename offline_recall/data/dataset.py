@@ -22,9 +22,18 @@ from .fields import (
     ground_truth_value,
     names_of,
 )
-from .readers import InputFormat, Record, decode_context_cell, input_format, refused_value
+from .input_copy import InputCopy
+from .readers import (
+    InputFormat,
+    Record,
+    decode_context_cell,
+    input_format,
+    parquet_records,
+    refused_value,
+    text_records,
+)
 from .scan import scan
-from .version import FileVersion, versioned_records
+from .version import FileStamp, FileVersion, check_same_file
 
 DETECTION_SAMPLE = 1000
 """Records of a JSON Lines file whose keys are read to detect its field names."""
@@ -228,6 +237,10 @@ class Dataset:
     """The file's bytes, as hashed."""
     head: tuple[Record, ...] = ()
     """The first records, kept as the file was opened: a survey reads them again for free."""
+    copy: InputCopy | None = None
+    """The bytes hashed as the file was opened: its rows are read from them."""
+    opened: FileStamp | None = None
+    """The file as it was opened, which it must still be once its rows are read."""
 
     @property
     def delimiter(self) -> str | None:
@@ -252,14 +265,21 @@ class Dataset:
 
     def rows(self) -> Iterator[Row | RowError]:
         """Every record in order as a row, or a row error saying why it cannot be scored.
-        Read from the bytes hashed as the file was opened: once the rows end, a file that
-        changed meanwhile raises `InputChanged`."""
+        Read from the bytes hashed as the file was opened (the file is not opened again):
+        once the rows end, a file that changed meanwhile raises `InputChanged`."""
         reader = self.reader
         for number, record in self._records():
             yield reader.row(number, record)
 
     def _records(self) -> Iterator[Record]:
-        return versioned_records(self.detection.format, self.path, self.version, self.delimiter)
+        assert self.copy is not None, "a dataset's rows are read from the bytes it hashed"
+        fmt, source = self.detection.format, self.copy.open()
+        if fmt == InputFormat.PARQUET:
+            yield from parquet_records(self.path, source)
+        else:
+            yield from text_records(fmt, source, self.path.name, self.delimiter).records
+        if self.version is not None and self.opened is not None:
+            check_same_file(self.path, self.version, self.opened)
 
     def first_rows(self) -> Iterator[Row | RowError]:
         """Every row in order, as `rows` gives them, the first from the records kept when the
@@ -355,8 +375,8 @@ def open_dataset(
     fmt = input_format(path)
     if not path.is_file():
         raise DatasetError(
-            f"{path}: not a regular file; a FIFO or device cannot be read twice (once to count "
-            "its rows, once to score them): save it to a file first"
+            f"{path}: not a regular file; a FIFO or device cannot be read again to resume or "
+            "verify a run, nor checked for changes: save it to a file first"
         )
     found = scan(fmt, path, delimiter)
     if found.columns is not None:
@@ -378,4 +398,6 @@ def open_dataset(
         found.sha256,
         found.size,
         found.head,
+        found.copy,
+        found.opened,
     )

@@ -329,11 +329,13 @@ def csv_records(path: Path) -> Iterator[Record]:
     return records(InputFormat.CSV, path)
 
 
-def parquet_file(path: Path) -> Any:
+def parquet_file(path: Path, source: IO[bytes] | None = None) -> Any:
+    """The Parquet file `path`, read from `source` when given (its bytes, as a copy holds
+    them)."""
     import pyarrow.parquet as pq
 
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path if source is None else source)
     except Exception as e:
         raise DatasetError(f"{path.name}: not a readable Parquet file ({e})") from e
 
@@ -371,9 +373,10 @@ def batch_records(batch: Any) -> list[dict[str, Any] | str]:
     return [_as_text(record) for record in found]
 
 
-def parquet_records(path: Path) -> Iterator[Record]:
+def parquet_records(path: Path, source: IO[bytes] | None = None) -> Iterator[Record]:
+    """The records of the Parquet file `path` (read from `source` when given), in order."""
     number = 0
-    for batch in parquet_file(path).iter_batches(batch_size=1024):
+    for batch in parquet_file(path, source).iter_batches(batch_size=1024):
         for record in batch_records(batch):
             number += 1
             yield number, record

@@ -1,24 +1,21 @@
 """One version of an input file per run: the bytes a run scores are the bytes it hashed when it
-opened the file (`scan`), or the run ends saying the file changed.
+opened the file (`scan`), read from the copy that one pass kept; and the run ends saying the
+file changed when, once its rows are read, the file at its path is no longer the one opened:
+another file, another size, or written to since (its modification time).
 
-The rows of a text file are read through the same hash, to the size hashed and no further; when
-they end, the digest of what was read must be the one taken at the start, and the file must
-still be that size. A Parquet file (read by pyarrow in pieces) and a file read in shards on Ray
-are hashed again once their rows are read; so is a file another one replaced under its name
-while its rows were read.
+A file read in shards by Ray workers is read from its path, not from the copy: it is hashed
+again once its rows are scored (`check_unchanged`).
 """
 
 from __future__ import annotations
 
-import io
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import DatasetError
-from .readers import InputFormat, Record, parquet_records, text_records
-from .scan import HashingReader
+from .hashing import HashingReader
 
 
 class InputChanged(DatasetError):
@@ -41,6 +38,38 @@ class FileVersion:
     size: int
 
 
+class FileStamp(NamedTuple):
+    """Which file a path names, as `stat` says: the file itself, its size and when it was
+    last written to."""
+
+    device: int
+    inode: int
+    size: int
+    modified_ns: int
+
+    @classmethod
+    def of(cls, found: os.stat_result) -> FileStamp:
+        return cls(found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+def check_same_file(path: Path, version: FileVersion, opened: FileStamp) -> None:
+    """Raise `InputChanged` unless the bytes hashed (`version`) are the whole file as it was
+    `opened`, and the file at `path` is still that file, that size, not written to since."""
+    if version.size != opened.size:
+        said = f"{opened.size} bytes as it was opened, {version.size} bytes read"
+        raise InputChanged(path, f"its size changed as it was read: {said}")
+    try:
+        now = FileStamp.of(path.stat())
+    except OSError:
+        raise InputChanged(path, "it is gone") from None
+    if (now.device, now.inode) != (opened.device, opened.inode):
+        raise InputChanged(path, "another file now has its name")
+    if now.size != version.size:
+        raise InputChanged(path, f"it has {now.size} bytes, {version.size} bytes at the start")
+    if now.modified_ns != opened.modified_ns:
+        raise InputChanged(path, "it was written to since the run opened it")
+
+
 def _size_now(path: Path) -> int | None:
     try:
         return path.stat().st_size
@@ -48,11 +77,18 @@ def _size_now(path: Path) -> int | None:
         return None
 
 
-def check_read(path: Path, version: FileVersion, sha256: str, size: int) -> None:
-    """Raise `InputChanged` unless the bytes read (`sha256` of `size` bytes, at most the size
-    hashed) are those of `version` and the file at `path` is still that size."""
-    if size < version.size:
-        raise InputChanged(path, f"it ended after {size} of the {version.size} bytes it had")
+def check_unchanged(path: Path, version: FileVersion) -> None:
+    """Hash `path` again and raise `InputChanged` unless it is still `version` (for a file
+    whose rows were read from its path, not from the copy hashed)."""
+    try:
+        with path.open("rb") as f:
+            raw = HashingReader(f, version.size)
+            sha256 = raw.sha256()
+    except OSError:
+        raise InputChanged(path, "it can no longer be read") from None
+    if raw.size < version.size:
+        said = f"it ended after {raw.size} of the {version.size} bytes it had"
+        raise InputChanged(path, said)
     if sha256 != version.sha256:
         raise InputChanged(path, "its bytes differ from those hashed when the run started")
     now = _size_now(path)
@@ -63,35 +99,3 @@ def check_read(path: Path, version: FileVersion, sha256: str, size: int) -> None
             else f"it has {now} bytes, {version.size} bytes at the start"
         )
         raise InputChanged(path, said)
-
-
-def check_unchanged(path: Path, version: FileVersion) -> None:
-    """Hash `path` again and raise `InputChanged` unless it is still `version`."""
-    try:
-        with path.open("rb") as f:
-            raw = HashingReader(f, version.size)
-            sha256 = raw.sha256()
-    except OSError:
-        raise InputChanged(path, "it can no longer be read") from None
-    check_read(path, version, sha256, raw.size)
-
-
-def versioned_records(
-    fmt: InputFormat, path: Path, version: FileVersion | None, delimiter: str | None = None
-) -> Iterator[Record]:
-    """The records of `path` as `fmt` (CSV split at `delimiter`); with `version`, read from
-    the bytes it hashed (see the module's doc), raising `InputChanged` once they end if the
-    file changed."""
-    if fmt == InputFormat.PARQUET:
-        yield from parquet_records(path)
-        if version is not None:
-            check_unchanged(path, version)
-        return
-    with path.open("rb") as f:
-        raw = HashingReader(f, None if version is None else version.size)
-        yield from text_records(fmt, io.BufferedReader(raw), path.name, delimiter).records
-        if version is None:
-            return
-        check_read(path, version, raw.sha256(), raw.size)
-        if not os.path.samestat(os.fstat(f.fileno()), path.stat()):
-            check_unchanged(path, version)  # another file now has its name

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from offline_recall.cli import main
 from offline_recall.cli.summary import failed_lines
-from offline_recall.data import lines
+from offline_recall.data import input_copy, lines
 from offline_recall.data.dataset import RowError, open_dataset
 from offline_recall.data.lines import LongLine, byte_lines
 from offline_recall.data.shards import plan_shards, read_shards
@@ -108,12 +108,13 @@ def test_lines_are_split_as_text_mode_splits_them_across_reads(
 def test_a_long_jsonl_line_is_never_held_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An 8 MB line under a 64 KiB limit: the rows are read holding about one read block."""
+    """An 8 MB line under a 64 KiB limit: the file is opened and its rows read holding about
+    one read block (the copy of its bytes kept on disk past `IN_MEMORY`)."""
     monkeypatch.setattr(lines, "MAX_LINE_BYTES", 64 * 1024)
+    monkeypatch.setattr(input_copy, "IN_MEMORY", 64 * 1024)
     data = tmp_path / "data.jsonl"
     data.write_text(json.dumps(GOOD) + "\n" + '{"input": "' + "x" * 8_000_000 + '"}\n')
-    dataset = open_dataset(data)
-    peak = _peak(lambda: list(dataset.rows()))
+    peak = _peak(lambda: list(open_dataset(data).rows()))
     assert peak < 4_000_000, peak
 
 
@@ -180,6 +181,7 @@ def test_a_csv_header_over_the_limit_is_one_line(tmp_path: Path, small_limit: No
 
 def test_a_csv_cell_is_never_held_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lines, "MAX_LINE_BYTES", 64 * 1024)
+    monkeypatch.setattr(input_copy, "IN_MEMORY", 64 * 1024)  # the file's copy kept on disk
     data = _csv(tmp_path / "data.csv", "ground_truth,context", "A.," + "x" * 8_000_000)
 
     def refused() -> None:
