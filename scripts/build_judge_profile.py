@@ -37,8 +37,7 @@ from offline_recall.judging.profile import save_profile
 from offline_recall.metrics.recall import ID as RECALL
 from offline_recall.runs.calibration import Calibration, calibrate_sets, profile_card
 from offline_recall.runs.calibration.fit import SIGNAL_SETS, fit_profile
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.runs.spec import RunSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +114,7 @@ def main() -> None:
         parser.error(f"unknown signal sets {unknown}; known: {', '.join(SIGNAL_SETS)}")
 
     versions = {RECALL: args.prompt_version} if args.prompt_version else None
-    resolved = resolve_run(args.model, engine=args.backend, prompt_versions=versions)
+    resolved = resolve(model=args.model, backend=args.backend, prompt_versions=versions)
     spec = resolved.spec
     pairs: list[LabelledPair] = []
     described = []
@@ -142,7 +141,7 @@ def main() -> None:
     if args.signals_in is not None:
         found = recorded_fits(args.signals_in, pairs, spec, sets, trained_on, args.korean)
     else:
-        scoring = Scoring.start(resolved)
+        scoring = session(resolved)
         try:
             found = calibrate_sets(
                 spec,

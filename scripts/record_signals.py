@@ -29,8 +29,7 @@ from offline_recall.judging.behaviour import cases
 from offline_recall.judging.judge import signal_values
 from offline_recall.judging.labelled import LabelledPair, read_labelled
 from offline_recall.judging.negatives import with_negatives
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer.registry import RECALL
 
 EVIDENCE_SENTENCES = 3
@@ -109,8 +108,8 @@ def main() -> None:
     todo = list({key(p.context, str(p.claim)): p for p in todo}.values())
     print(f"{len(pairs)} pairs, {len(pairs) - len(todo)} recorded already, {len(todo)} to judge")
     if todo:
-        resolved = resolve_run(args.model, engine=args.backend)
-        scoring = Scoring.start(resolved)
+        resolved = resolve(model=args.model, backend=args.backend)
+        scoring = session(resolved)
         question = scoring.scorers[RECALL].judge.question  # type: ignore[attr-defined]
         started = time.perf_counter()
         try:

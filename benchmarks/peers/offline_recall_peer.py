@@ -32,8 +32,7 @@ from offline_recall import PrecisionResult, Status, load_manifest
 from offline_recall.judging.profile import JudgeProfile, threshold_profile
 from offline_recall.metrics.precision import ContextPrecisionScorer
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer.results import ScorerInput
 
 RECALL = ContextRecallScorer.id
@@ -99,15 +98,15 @@ def main() -> None:
         else {"dtype": dtype}
     )
     starting = time.perf_counter()
-    resolved = resolve_run(
-        model,
-        engine=engine,
+    resolved = resolve(
+        model=model,
+        backend=engine,
         engine_options=options,
         scorers=[RECALL, PRECISION],
         profiles=model_profiles(model) if verdicts == "model" else None,
     )
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     tally = EngineTally(cast(Any, scoring.engine).llm) if engine == "vllm" else None
     report: dict[str, Any] = {"start_s": time.perf_counter() - starting}
 

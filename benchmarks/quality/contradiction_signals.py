@@ -62,7 +62,7 @@ from offline_recall import ContextRecallOptions, FakeEngine, create_context_reca
 from offline_recall.engines import Failed
 from offline_recall.judging.signals import lexical_signals
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.score import resolve, session
 from offline_recall.runs.session import Scoring
 from offline_recall.text import split_sentences
 
@@ -117,9 +117,9 @@ def cases() -> dict[str, tuple[int, int]]:
 def main() -> None:
     started = time.perf_counter()
     args, answers = replay_arguments(__doc__)
-    resolved = resolve_run(
-        args.model,
-        engine=args.backend,
+    resolved = resolve(
+        model=args.model,
+        backend=args.backend,
         prompt_versions={ContextRecallScorer.id: PROMPT_VERSION},
     )
     spec = resolved.spec
@@ -132,7 +132,7 @@ def main() -> None:
     every = list(range(len(rose)))
     lines: Lines = []
     counts: list[str] = []
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     try:
         replay = Replay(_NoGeneration(scoring.engine, args.raw), answers)
         scorer = variant_scorer(recall_scorer(Scoring.on(resolved, replay)), *V4_RULES)

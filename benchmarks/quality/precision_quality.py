@@ -31,8 +31,7 @@ from benchmarks.quality.quality_metrics import (
 from offline_recall import PrecisionResult
 from offline_recall.judging.signals import word_overlap
 from offline_recall.metrics.precision import ContextPrecisionScorer, average_precision
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer.results import ScorerInput
 
 PRECISION = "context-precision-scorer"
@@ -81,9 +80,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--backend", default="transformers")
     args = parser.parse_args()
-    resolved = resolve_run(engine=args.backend, scorers=[PRECISION])
+    resolved = resolve(backend=args.backend, scorers=[PRECISION])
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     try:
         scorer = scoring.scorers[PRECISION]
         assert isinstance(scorer, ContextPrecisionScorer)

@@ -82,8 +82,7 @@ from offline_recall.engines import ENGINES
 from offline_recall.judging.profile import ProfileOrigin, load_profile
 from offline_recall.judging.signals import word_overlap
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.runs.spec import RunSpec
 
 Value = float | int | str | None
@@ -388,14 +387,14 @@ def main() -> None:
         [r.label for r in tune_rows], [word_overlap(r.context, r.claim) for r in tune_rows]
     )
     recall = ContextRecallScorer.id
-    resolved = resolve_run(
-        args.model,
-        engine=args.backend,
+    resolved = resolve(
+        model=args.model,
+        backend=args.backend,
         prompt_versions={recall: args.prompt_version} if args.prompt_version else None,
         profiles={recall: load_profile(args.profile)} if args.profile else None,
     )
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     n, seed = args.limit, args.seed
     try:
         every = [

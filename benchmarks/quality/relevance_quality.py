@@ -29,8 +29,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.quality.quality_metrics import auroc, balanced_accuracy, tune_threshold
 from offline_recall.judging.signals import word_overlap
 from offline_recall.metrics.relevance import ContextRelevanceScorer, Level, RelevanceResult
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer.results import ScorerInput
 
 RELEVANCE = "context-relevance-scorer"
@@ -98,9 +97,9 @@ def main() -> None:
     args = parser.parse_args()
     path = args.data / "clapnq" / "e2e_answerable_dev.jsonl"
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    resolved = resolve_run(engine=args.backend, scorers=[RELEVANCE])
+    resolved = resolve(backend=args.backend, scorers=[RELEVANCE])
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     try:
         scorer = scoring.scorers[RELEVANCE]
         assert isinstance(scorer, ContextRelevanceScorer)

@@ -26,8 +26,7 @@ from benchmarks.quality.recall import extract_claims, recall_scorer
 from offline_recall.engines import Failed
 from offline_recall.judging.profile import load_profile
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.text import split_sentences
 
 THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
@@ -57,9 +56,9 @@ def main() -> None:
     args = parser.parse_args()
     recall = ContextRecallScorer.id
     profiles = {recall: load_profile(args.profile)} if args.profile else None
-    resolved = resolve_run(engine=args.backend, profiles=profiles)
+    resolved = resolve(backend=args.backend, profiles=profiles)
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     try:
         scorer = recall_scorer(scoring)
         rose = data.rose_e2e(args.data / data.ROSE_E2E, None, 0)

@@ -33,8 +33,7 @@ from benchmarks.quality.recall import recall_scorer
 from offline_recall import Status
 from offline_recall.engines import AUTO
 from offline_recall.engines.manifests import DEFAULT_MODEL
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 SEED = 0
@@ -68,8 +67,8 @@ def main() -> None:
     runs = [{"ground_truth": r.reference, "context": list(r.contexts)} for r in rows]
 
     began = time.perf_counter()
-    resolved = resolve_run(args.model, engine=args.backend)
-    scoring = Scoring.start(resolved)
+    resolved = resolve(model=args.model, backend=args.backend)
+    scoring = session(resolved)
     scorer = recall_scorer(scoring)
     loaded = time.perf_counter()
     stages = Stages()

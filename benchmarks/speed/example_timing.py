@@ -21,7 +21,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks.*` importable
 from benchmarks.quality.recall import extract_claims, model_p_yes, recall_scorer
 from offline_recall import Status
 from offline_recall.data.dataset import Row, open_dataset
-from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.score import resolve, session
 from offline_recall.runs.session import Scoring
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "offline_recall" / "examples" / "example.jsonl"
@@ -34,9 +34,9 @@ def main() -> None:
     args = parser.parse_args()
     rows = [r for r in open_dataset(args.data).rows() if isinstance(r, Row)]
 
-    resolved = resolve_run(args.model, engine="transformers")
+    resolved = resolve(model=args.model, backend="transformers")
     started = time.perf_counter()
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     load_s = time.perf_counter() - started
     engine, extractor = scoring.engine, recall_scorer(scoring)
 

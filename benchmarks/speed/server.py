@@ -43,8 +43,7 @@ from benchmarks.quality.recall import extract_claims, model_p_yes, recall_scorer
 from benchmarks.speed.throughput import ROSE, load_items
 from offline_recall import load_manifest, model_dir
 from offline_recall.engines.vllm import native_dtype
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 
 COUNTERS = {
     "vllm:request_success_total": "requests",
@@ -80,9 +79,9 @@ def worker(mode: str, job: Path, out: Path) -> None:
         if on_server
         else {"dtype": work["dtype"]}
     )
-    resolved = resolve_run(engine="openai" if on_server else "vllm", engine_options=options)
+    resolved = resolve(backend="openai" if on_server else "vllm", engine_options=options)
     started = time.perf_counter()
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
     scorer = recall_scorer(scoring)
     question = scorer.judge.question

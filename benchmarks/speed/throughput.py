@@ -53,8 +53,7 @@ from benchmarks.quality.recall import Pair, extract_claims, model_p_yes, recall_
 from offline_recall import Engine, create_engine
 from offline_recall.engines.vllm import native_dtype
 from offline_recall.judging.judge import Question
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 
 LOOKUP_TOKENS = 4
 ROSE = data.DATA / data.ROSE_E2E
@@ -134,9 +133,9 @@ def vllm_worker(mode: str, job: Path, out: Path) -> None:
         "dtype": work["dtype"],
         "speculative_tokens": LOOKUP_TOKENS if mode == "vllm-lookup" else 0,
     }
-    resolved = resolve_run(engine="vllm", engine_options=options)
+    resolved = resolve(backend="vllm", engine_options=options)
     started = time.perf_counter()
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     report: dict[str, Any] = {"start_s": time.perf_counter() - started}
     engine, scorer = scoring.engine, recall_scorer(scoring)
     question = scorer.judge.question
@@ -235,7 +234,7 @@ def main() -> None:
     load_at_start = os.getloadavg()[0]
     items = load_items(args.data, args.items)
     texts = [i["ground_truth"] for i in items]
-    hf_scoring = Scoring.start(resolve_run(engine="transformers"))
+    hf_scoring = session(resolve(backend="transformers"))
     hf, scorer = hf_scoring.engine, recall_scorer(hf_scoring)
     bare: Any = hf  # the transformers engine's model and chat template, outside the protocol
     question = scorer.judge.question

@@ -218,15 +218,14 @@ def test_every_section_renders_on_the_fake_engine(tmp_path: Path) -> None:
     )
     from offline_recall.judging.profile import threshold_profile
     from offline_recall.metrics.recall import ContextRecallScorer
-    from offline_recall.runs.resolve import resolve_run
-    from offline_recall.runs.session import Scoring
+    from offline_recall.runs.score import resolve, session
 
     _tiny_data(tmp_path)
     # The fake engine answers P(yes) = the share of the claim's content words in the context,
     # and extracts a text's sentences.
-    resolved = resolve_run(engine="fake", profiles={ContextRecallScorer.id: threshold_profile(0.5)})
+    resolved = resolve(backend="fake", profiles={ContextRecallScorer.id: threshold_profile(0.5)})
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     facts = {"Paris is in France. Rome is in Spain.": ["Paris is in France."]}
     variants = [
         overlap_variant(0.6),

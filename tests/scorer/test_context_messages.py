@@ -18,8 +18,7 @@ from offline_recall import (
     Status,
     create_context_recall_scorer,
 )
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer.inputs import ContextWarning
 
 RECALL = "context-recall-scorer"
@@ -93,8 +92,8 @@ def test_a_run_that_is_not_a_mapping_is_its_own_error() -> None:
 
 def test_a_spec_scorer_given_a_run_without_context_says_it_has_no_source() -> None:
     """A scorer built from a run spec reads the context from each run: it has no other."""
-    run = resolve_run(DEFAULT_MODEL, engine="fake", scorers=(RECALL,))
-    scorer = Scoring.start(run).scorers[RECALL]
+    run = resolve((RECALL,), model=DEFAULT_MODEL, backend="fake")
+    scorer = session(run).scorers[RECALL]
     result = scorer.run({"groundTruth": TRUTH})
     assert result.reason == (
         "Not scored: ConfigurationError: the run carries no context and the scorer has no source"

@@ -20,8 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.service import batcher as batching
 from offline_recall.service.app import Settings, service_app
 from offline_recall.service.batcher import Batcher, Worker
@@ -45,11 +44,11 @@ class Served:
 def served(**bounds: Any) -> Iterator[Served]:
     """The service on the fake engine in a thread, on a free loopback port, with `bounds`
     (Settings' fields); stopped as a stop signal stops it."""
-    run = resolve_run(engine="fake", scorers=[RECALL])
+    run = resolve([RECALL], backend="fake")
     worker = Worker()
-    session = worker.call(lambda: Scoring.start(run))
+    scoring = worker.call(lambda: session(run))
     settings = Settings(token=None, max_request_bytes=64 * 1024, **bounds)
-    batcher = Batcher(session, worker, run.spec.digest, size=session.window, wait=0.001)
+    batcher = Batcher(scoring, worker, run.spec.digest, size=scoring.window, wait=0.001)
     sock = bind("127.0.0.1", 0)
     server = service_server(service_app(run.spec, batcher, settings))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -64,7 +63,7 @@ def served(**bounds: Any) -> Iterator[Served]:
         server.should_exit = True
         thread.join(timeout=30)
         assert not thread.is_alive()
-        worker.call(session.close)
+        worker.call(scoring.close)
         worker.shutdown()
         sock.close()
 
