@@ -1,5 +1,6 @@
 """The run calibrated: resolved for the one scorer whose judge is fitted, and its engines
-started for the judging of the labelled pairs."""
+started for the judging of the labelled pairs, each as `score` does it (`score.resolve`,
+`score.session`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from ...errors import ConfigurationError
 from ...judging.profile import UnreadableProfile
 from ...paths import cache_root
 from ...scorer.registry import RECALL
-from ..resolve import ResolvedRun, resolve_recorded, resolve_run
+from ..resolve import ResolvedRun
+from ..score import resolve, session
 from ..session import Scoring
 from ..spec import RunSpec
 
@@ -38,11 +40,11 @@ def calibration_run(
     aside: set[Path] = set()
     while True:
         try:
-            return resolve_run(
-                model,
-                engine=backend,
+            return resolve(
+                [scorer_id],
+                model=model,
+                backend=backend,
                 engine_options=engine_options,
-                scorers=[scorer_id],
                 extracting=False,
             )
         except UnreadableProfile as e:
@@ -76,7 +78,7 @@ def started(spec: RunSpec | ResolvedRun, scoring: Scoring | None) -> Iterator[Sc
     if scoring is not None:
         yield scoring
         return
-    built = Scoring.start(spec if isinstance(spec, ResolvedRun) else resolve_recorded(spec))
+    built = session(spec)
     try:
         yield built
     finally:
