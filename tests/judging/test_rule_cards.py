@@ -25,7 +25,7 @@ from offline_recall.judging.profile import (
     find_profile,
     threshold_profile,
 )
-from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.score import resolve
 from offline_recall.runs.spec import ScorerSpec
 from offline_recall.scorer.results import ScorerSetup
 
@@ -104,7 +104,7 @@ def test_score_prints_the_plain_rules_card_and_the_report_shows_it(
     shipped: Path, tmp_path: Path
 ) -> None:
     # The fake engine's run decides by its manifest's plain rule, as a Qwen model's does.
-    scorer = resolve_run(engine="fake").spec.scorer(RECALL)
+    scorer = resolve(backend="fake").spec.scorer(RECALL)
     assert scorer.profile_origin is ProfileOrigin.THRESHOLD
     digest = scorer.setup.judge_profile.digest
     _ship(shipped, scorer.setup.judge_profile, name="fake")
