@@ -21,10 +21,10 @@ from offline_recall import (
     load_manifest,
 )
 from offline_recall.engines import JsonOutput
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import claim_list_type, parse_claims
 from offline_recall.runs.resolve import resolve_run
 from offline_recall.runs.session import Scoring
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import claim_list_type, parse_claims
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "offline_recall" / "examples" / "example.jsonl"
 CONTEXT = "Canberra is the capital city of Australia. It was chosen as a compromise."

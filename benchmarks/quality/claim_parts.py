@@ -67,11 +67,11 @@ from benchmarks.quality.recall import Pair, extract_claims, judged, recall_score
 from offline_recall import Engine
 from offline_recall.engines import ENGINES, Failed
 from offline_recall.judging.signals import lexical_signals
-from offline_recall.metrics.claims.rules import dedupe_claims
 from offline_recall.metrics.faithfulness.reading import _clauses
 from offline_recall.metrics.recall import ContextRecallScorer
 from offline_recall.runs.resolve import resolve_run
 from offline_recall.runs.session import Scoring
+from offline_recall.scorer.claims.rules import dedupe_claims
 from offline_recall.text import split_sentences
 
 Cutter = Callable[[str], list[str]]

@@ -35,16 +35,16 @@ from benchmarks.quality.quality_metrics import ExtractionTally, correlations
 from benchmarks.quality.recall import Pair, extract_claims, judged, recall_scorer
 from offline_recall import Engine
 from offline_recall.engines import ENGINES, Failed
-from offline_recall.metrics.claims.rules import (
+from offline_recall.metrics.recall import ContextRecallScorer
+from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.session import Scoring
+from offline_recall.scorer.claims.rules import (
     contained_claims,
     invented_quantities,
     reverses_its_text,
     single_claim,
     ungrounded_predicate,
 )
-from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
 from offline_recall.text import split_sentences
 
 

@@ -16,9 +16,9 @@ from offline_recall import Engine
 from offline_recall.engines import Failed
 from offline_recall.judging.judge import Question
 from offline_recall.judging.judge import model_p_yes as asked_p_yes
-from offline_recall.metrics.claims.rules import dedupe_claims
 from offline_recall.metrics.recall import ContextRecallScorer
 from offline_recall.runs.session import Scoring
+from offline_recall.scorer.claims.rules import dedupe_claims
 
 Pair = tuple[str, str]
 """(context, claim)"""

@@ -29,8 +29,8 @@ from offline_recall.engines import create_engine
 from offline_recall.engines import lookup_decoding as decoding
 from offline_recall.engines.base import JsonOutput
 from offline_recall.engines.transformers import TransformersEngine
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import claim_list_type, single_claim
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import claim_list_type, single_claim
 from offline_recall.text import split_sentences
 
 ROOT = Path(__file__).resolve().parents[2]

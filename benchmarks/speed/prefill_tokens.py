@@ -25,7 +25,7 @@ from offline_recall.engines.manifests import load_manifest
 from offline_recall.engines.weights import model_dir
 from offline_recall.judging.judge import model_pairs
 from offline_recall.judging.profile import RECALL, find_profile
-from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.scorer.claims.prompts import load_prompts
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = 32

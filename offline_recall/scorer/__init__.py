@@ -11,7 +11,9 @@ theirs through the entry-point group `offline_recall.scorers`.
 
 The kit's modules: `results` (the item a scorer reads, the result it gives, statuses),
 `inputs` (options, a run's fields, Mastra's agent shape), `declaration` (the class attributes
-a scorer declares), `pipeline` (how every scorer runs), `prompts` (versioned prompt files),
+a scorer declares), `pipeline` (how every scorer runs), the two families (`claims/`: claims of
+a text extracted and judged against the context, with their prompt sets and rules;
+`chunks`: each retrieved chunk judged), `prompts` (versioned prompt files),
 `construction` (building a scorer on a model), `judge_setup` (its prompt version and judge
 profile), `builtins`, `registry` and `plugins` (scorers by id), and the run-time guards (`guard`,
 `stages`, `memo`). A name is imported the first time it is used, so importing the kit loads
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from ..engines.base import Prompt
     from ..judging.judge import Assessment, Pair, Question
     from ..text import split_sentences
+    from .chunks import ChunkItem, ChunkScorer, ChunkUnit
+    from .claims import ClaimItem, ClaimScorer, ClaimUnit, ClaimVerdict
     from .construction import create_scorer
     from .inputs import ContextOptions, ScorerOptions, answer_text, context_texts, question_text
     from .pipeline import Pipeline
@@ -35,19 +39,17 @@ if TYPE_CHECKING:
     from .registry import SCORERS, scorer_kind
     from .results import Judgment, Scorer, ScoreResult, ScorerInput, Status, round_half_up
 
-# Each name of the kit and the module it is imported from. The two family bases live with the
-# metrics that share them (`offline_recall.metrics`): they are named here by module, imported
-# the first time they are used, so that no module of the kit imports a metric.
+# Each name of the kit and the module it is imported from.
 _MODULES: dict[str, str] = {
     # a scorer and its families
     "Pipeline": "offline_recall.scorer.pipeline",
-    "ClaimScorer": "offline_recall.metrics.claims",
-    "ClaimItem": "offline_recall.metrics.claims",
-    "ClaimUnit": "offline_recall.metrics.claims",
-    "ClaimVerdict": "offline_recall.metrics.claims",
-    "ChunkScorer": "offline_recall.metrics.chunks",
-    "ChunkItem": "offline_recall.metrics.chunks",
-    "ChunkUnit": "offline_recall.metrics.chunks",
+    "ClaimScorer": "offline_recall.scorer.claims",
+    "ClaimItem": "offline_recall.scorer.claims",
+    "ClaimUnit": "offline_recall.scorer.claims",
+    "ClaimVerdict": "offline_recall.scorer.claims",
+    "ChunkScorer": "offline_recall.scorer.chunks",
+    "ChunkItem": "offline_recall.scorer.chunks",
+    "ChunkUnit": "offline_recall.scorer.chunks",
     # options and inputs
     "ScorerOptions": "offline_recall.scorer.inputs",
     "ContextOptions": "offline_recall.scorer.inputs",

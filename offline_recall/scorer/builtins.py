@@ -3,10 +3,12 @@
 An entry (`Builtin`) names the scorer's class (imported the first time it is asked for: the
 registry, registry.py, maps each id to it) and what is public about it: `offline_recall`
 exports its `create_*` function and its entry's `exports`, and the Mastra module
-(`integrations/mastra/`) offers it under its entry's `mastra` export.
-`python scripts/builtin_scorers.py` writes that module's scorer table and the API reference's
-scorer entries from here. This module imports nothing of the package, so `import
-offline_recall` reads its public names here at no cost.
+(`integrations/mastra/`) offers it under its entry's `mastra` export. A scorer is listed here
+and nowhere else: `scripts/builtin_scorers.py` writes from these entries the Mastra module's
+scorer table and exports and the imports that show type checkers the public names, and, as
+the site builds, the documentation's scorer pages and API reference entries. This module
+imports nothing of the package, so `import offline_recall` reads its public names here at no
+cost.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from offline_recall import (
 from offline_recall.cli import main
 from offline_recall.engines.manifests import load_manifest
 from offline_recall.judging.profile import threshold_profile
-from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.scorer.claims.prompts import load_prompts
 
 from ..conftest import recall
 

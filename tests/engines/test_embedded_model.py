@@ -24,8 +24,8 @@ from offline_recall.cli import main
 from offline_recall.engines import JsonOutput, Prompt
 from offline_recall.engines.weights import cached_dir
 from offline_recall.judging.signals import share_found, words_of
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import claim_list_type, reverses_its_text
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import claim_list_type, reverses_its_text
 from offline_recall.text import pack
 
 from ..conftest import EXAMPLE, RECALL, recall, run_cli

@@ -23,14 +23,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from offline_recall import ConfigurationError, Engine, create_engine, load_manifest, resolve_spec
+from offline_recall import ConfigurationError, Engine, create_engine, load_manifest
 from offline_recall.cli import main
 from offline_recall.engines import Failed, JsonOutput
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.manifests import ModelManifest
 from offline_recall.engines.weights import WeightsState, weights_state
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import claim_list_type, parse_claims
+from offline_recall.runs.resolve import resolve_spec
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import claim_list_type, parse_claims
 
 from ..conftest import BUILDER, EXAMPLE, recall
 

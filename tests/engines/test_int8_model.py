@@ -15,7 +15,7 @@ from offline_recall import Engine, create_engine, load_manifest
 from offline_recall.engines.int8 import SCALE
 from offline_recall.engines.manifests import ModelManifest
 from offline_recall.engines.weights import cached_dir
-from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.scorer.claims.prompts import load_prompts
 
 from ..conftest import EXAMPLE
 

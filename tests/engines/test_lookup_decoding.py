@@ -9,8 +9,8 @@ import pytest
 
 from offline_recall.engines import Engine
 from offline_recall.engines.lookup_decoding import greedy_constrained, head_of, lookup_guess
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import claim_list_type
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import claim_list_type
 
 
 def test_the_guess_is_what_followed_the_latest_occurrence_of_the_last_tokens() -> None:

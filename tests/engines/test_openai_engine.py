@@ -41,8 +41,8 @@ from offline_recall.engines.openai import OpenAIOptions
 from offline_recall.engines.probed import ProbedServers
 from offline_recall.engines.server import Server
 from offline_recall.errors import ConfigurationError
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import claim_list_type
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import claim_list_type
 from offline_recall.text import split_sentences
 
 from ..conftest import EXAMPLE, RECALL, recall, run_cli

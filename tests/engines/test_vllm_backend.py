@@ -19,8 +19,8 @@ from offline_recall import (
 from offline_recall.engines.vllm import native_dtype
 from offline_recall.judging.judge import signal_values
 from offline_recall.judging.labelled import LabelledPair
-from offline_recall.metrics.claims.prompts import load_prompts
 from offline_recall.runs.calibration.fit import fit_profile
+from offline_recall.scorer.claims.prompts import load_prompts
 
 from ..conftest import EXAMPLE, RECALL, recall, run_cli
 from ..judging.test_calibration import CONTEXT, QUESTION, SUPPORTED, UNSUPPORTED

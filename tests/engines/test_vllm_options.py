@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from offline_recall import resolve_spec
 from offline_recall.engines import engine_kind
 from offline_recall.engines import vllm as vllm_engine
 from offline_recall.engines.vllm import VLLMOptions, native_dtype
+from offline_recall.runs.resolve import resolve_spec
 
 
 def _machine(

@@ -24,8 +24,8 @@ from offline_recall.judging.profile import (
     user_profile_path,
 )
 from offline_recall.judging.signals import LEXICAL_SIGNALS, evidence, lexical_signals, word_overlap
-from offline_recall.metrics.claims.prompts import load_prompts
 from offline_recall.runs.calibration.fit import fit_profile
+from offline_recall.scorer.claims.prompts import load_prompts
 
 from ..conftest import RECALL
 

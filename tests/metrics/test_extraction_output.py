@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from offline_recall.engines import Failed
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import finished_claims, settle_claims
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import finished_claims, settle_claims
 
 
 def test_a_claim_list_cut_off_mid_claim_keeps_the_finished_claims() -> None:

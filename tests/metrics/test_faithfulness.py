@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from offline_recall import FakeEngine, Status, create_faithfulness_scorer, resolve_spec, run_evals
+from offline_recall import FakeEngine, Status, create_faithfulness_scorer, run_evals
 from offline_recall.engines import Engine
 from offline_recall.errors import ConfigurationError
 from offline_recall.metrics.faithfulness import (
@@ -21,7 +21,7 @@ from offline_recall.metrics.faithfulness import (
 from offline_recall.metrics.precision import ID as PRECISION
 from offline_recall.metrics.precision import ContextPrecisionScorer
 from offline_recall.metrics.recall import ID as RECALL
-from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.resolve import resolve_run, resolve_spec
 from offline_recall.runs.session import Scoring
 from offline_recall.scorer import Scorer
 from offline_recall.scorer.construction import build_scorer

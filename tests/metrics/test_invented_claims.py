@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import (
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import (
     contained_claims,
     invented_quantities,
     settle_claims,

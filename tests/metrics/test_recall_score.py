@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from offline_recall import ClaimVerdict
-from offline_recall.metrics.claims.score import claim_score
 from offline_recall.metrics.recall.score import expected_recall
+from offline_recall.scorer.claims.score import claim_score
 from offline_recall.scorer.inputs import ground_truth_text
 
 

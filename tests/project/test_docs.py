@@ -31,7 +31,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     for command in ("score", "verify", "report", "compare", "calibrate", "models"):
         assert f'id="offline-recall-{command}"' in cli, command
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
-    for name in ("create_context_recall_scorer", "run_evals", "resolve_spec", "ItemRecord"):
+    for name in ("create_context_recall_scorer", "run_evals", "score", "ItemRecord"):
         assert f'id="offline_recall.{name}"' in api, name
 
 

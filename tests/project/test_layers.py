@@ -84,10 +84,11 @@ def test_engines_judging_the_kit_and_the_metrics_know_no_run() -> None:
 
 
 def test_no_module_of_the_kit_imports_a_metric() -> None:
-    # The kit's face names the metric families' bases by module, imported on first use.
+    # The family bases are the kit's own: its face names no module of the metrics either.
     assert upward("scorer", ("metrics",)) == {}
     face = (PACKAGE / "scorer" / "__init__.py").read_text(encoding="utf-8")
-    assert '"ClaimScorer": "offline_recall.metrics.claims"' in face
+    assert '"offline_recall.metrics' not in face
+    assert '"ClaimScorer": "offline_recall.scorer.claims"' in face
 
 
 def test_engines_and_judging_know_no_scorer() -> None:

@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
 
-from offline_recall import resolve_spec, score_dataset
 from offline_recall.cli import main
+from offline_recall.runs.ray_dataset import score_dataset
+from offline_recall.runs.resolve import resolve_spec
 
 from ..conftest import EXAMPLE
 from ..ray_workers import KILL

@@ -8,8 +8,8 @@ import pytest
 from offline_recall import ContextRecallOptions, FakeEngine, Status, create_context_recall_scorer
 from offline_recall.engines.manifests import load_manifest
 from offline_recall.judging.profile import RECALL, ProfileOrigin, find_profile
-from offline_recall.metrics.claims.prompts import load_prompts
-from offline_recall.metrics.claims.rules import single_claim, trivial_claims
+from offline_recall.scorer.claims.prompts import load_prompts
+from offline_recall.scorer.claims.rules import single_claim, trivial_claims
 
 AMAZON = "The Amazon River is about 6,400 km long and flows into the Atlantic."
 

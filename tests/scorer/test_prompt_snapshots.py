@@ -16,7 +16,7 @@ import pytest
 
 from offline_recall import load_manifest, model_dir
 from offline_recall.engines.chat import ChatTemplate
-from offline_recall.metrics.claims.prompts import load_prompts
+from offline_recall.scorer.claims.prompts import load_prompts
 
 from ..conftest import RECALL
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from offline_recall import ConfigurationError
-from offline_recall.metrics.claims.prompts import load_prompts
 from offline_recall.metrics.recall import ContextRecallScorer
+from offline_recall.scorer.claims.prompts import load_prompts
 
 SNAPSHOT = Path(__file__).parents[1] / "snapshots" / "prompts_v1.json"
 

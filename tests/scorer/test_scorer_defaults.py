@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offline_recall import resolve_spec
 from offline_recall.engines.base import ScorerDefaults
 from offline_recall.engines.manifests import Decoding
 from offline_recall.metrics.faithfulness import ID as FAITHFULNESS
 from offline_recall.metrics.precision import ID as PRECISION
+from offline_recall.runs.resolve import resolve_spec
 from offline_recall.scorer.judge_setup import resolve_setup
 from offline_recall.scorer.registry import scorer_kind
 from offline_recall.scorer.results import ScorerSetup

@@ -3,7 +3,8 @@
 Output -> atomic claims (the claim extraction context recall uses: the model under a JSON
 grammar, the same prompt sets and rules) -> a verdict per claim against each chunk (context
 recall's judge and judge profiles: the judged units are the same, a claim against a chunk) ->
-the supported share. The claim machinery is shared with context recall (`metrics/claims/`).
+the supported share. The claim machinery is the kit's claims family (`scorer/claims/`), which
+context recall is too.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from ...judging.judge import Assessment, Pair
+from ...scorer.claims import ClaimItem, ClaimScorer, ClaimsResult
 from ...scorer.inputs import ContextOptions, answer_text
 from ...scorer.results import ScorerInput, Status
-from ..claims import ClaimItem, ClaimScorer, ClaimsResult
 from ..recall import ID as RECALL
 from .reading import NotAClaim, read_answer
 

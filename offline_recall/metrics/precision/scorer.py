@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ...judging.judge import Assessment, Pair, Question
+from ...scorer.chunks import ChunkItem, ChunkScorer
 from ...scorer.inputs import (
     ContextOptions,
     answer_text,
@@ -15,7 +16,6 @@ from ...scorer.inputs import (
     question_text,
 )
 from ...scorer.results import NO_CONTEXT_REASON, ScorerInput, Status
-from ..chunks import ChunkItem, ChunkScorer
 from . import prompts as prompt_sets
 from .prompts import PromptSet, Target, load_prompts
 from .result import ChunkVerdict, PrecisionResult

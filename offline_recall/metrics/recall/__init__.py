@@ -2,13 +2,13 @@
 
 Ground truth -> atomic claims (the model, under a JSON grammar) -> a verdict per claim against
 each chunk (a judge profile over the model's yes/no and cheap signals) -> the supported share.
-The claim machinery is shared with faithfulness (`metrics/claims/`).
+The claim machinery is the kit's claims family (`scorer/claims/`), which faithfulness is too.
 """
 
 from __future__ import annotations
 
+from ...scorer.claims import ClaimStore, ClaimVerdict, dedupe_claims
 from ...scorer.construction import ClaimChoices, scorer_factory
-from ..claims import ClaimStore, ClaimVerdict, dedupe_claims
 from .result import RecallResult
 from .scorer import ID, ContextRecallOptions, ContextRecallScorer
 

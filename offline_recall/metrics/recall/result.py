@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..claims.result import ClaimsResult
+from ...scorer.claims.result import ClaimsResult
 
 
 class RecallResult(ClaimsResult):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..claims.result import ClaimVerdict
+from ...scorer.claims.result import ClaimVerdict
 
 
 def expected_recall(verdicts: Sequence[ClaimVerdict], scale: float) -> float | None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ...scorer.claims import ClaimScorer, ClaimVerdict
 from ...scorer.inputs import ContextOptions, ground_truth_text
 from ...scorer.results import ScorerInput, Status
-from ..claims import ClaimScorer, ClaimVerdict
 from .result import RecallResult
 from .score import NO_CLAIMS_REASON, NO_GROUND_TRUTH_REASON, expected_recall
 

@@ -11,9 +11,9 @@ from ...engines.base import Done
 from ...judging.judge import DECIMALS, Assessment, Judge, Pair, Question, model_pairs
 from ...judging.profile import MODEL_SIGNAL, JudgeProfile
 from ...judging.signals import LEXICAL_SIGNALS, lexical_signals
+from ...scorer.chunks import ChunkItem, ChunkScorer
 from ...scorer.inputs import answer_text, context_texts, question_text
 from ...scorer.results import ScorerInput, Status
-from ..chunks import ChunkItem, ChunkScorer
 from . import prompts as prompt_sets
 from .options import ContextRelevanceOptions, Penalties
 from .prompts import PromptSet, Target, load_prompts

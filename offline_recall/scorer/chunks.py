@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..judging.judge import Assessment, Pair
-from ..scorer.pipeline import Pipeline
-from ..scorer.results import ScoreResult
 from ..text import pack
+from .pipeline import Pipeline
+from .results import ScoreResult
 
 S = TypeVar("S", bound=Hashable)
 """What a chunk is judged against: the run's question and an answer, as the scorer reads it."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ...scorer.results import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
+from ..results import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
 
 
 class ClaimVerdict(Frozen):

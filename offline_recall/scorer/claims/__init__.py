@@ -9,7 +9,7 @@ reason (`score.py`).
 
 from __future__ import annotations
 
-from ...scorer.pipeline import ClaimStore
+from ..pipeline import ClaimStore
 from .extraction import ClaimExtractor
 from .result import ClaimsResult, ClaimVerdict
 from .rules import dedupe_claims

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...scorer.results import round_half_up
+from ..results import round_half_up
 from .result import ClaimVerdict
 
 

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from functools import partial
 
 from ...engines import Engine, Failed, JsonOutput
-from ...scorer.memo import Memo
-from ...scorer.pipeline import ClaimStore
-from ...scorer.results import Progress, ScorerSetup
-from ...scorer.stages import stage
 from ...text import split_sentences
+from ..memo import Memo
+from ..pipeline import ClaimStore
+from ..results import Progress, ScorerSetup
+from ..stages import stage
 from .prompts import PromptSet
 from .rules import claim_list_type, dedupe_claims, parse_claims, settle_claims, single_claim
 

@@ -15,10 +15,10 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from ...engines import Failed
 from ...judging.judge import Assessment, Pair, Question
-from ...scorer.inputs import Chunk, resolve_context
-from ...scorer.pipeline import Pipeline
-from ...scorer.results import NO_CONTEXT_REASON, ScoreResult, ScorerInput, Status
 from ...text import pack
+from ..inputs import Chunk, resolve_context
+from ..pipeline import Pipeline
+from ..results import NO_CONTEXT_REASON, ScoreResult, ScorerInput, Status
 from . import prompts as prompt_sets
 from .extraction import ClaimExtractor
 from .prompts import PromptSet, load_prompts, with_judge_prompt

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ....engines import Message, Prompt
 from ....errors import ConfigurationError
-from ....scorer import prompts as prompting
+from ... import prompts as prompting
 
 TAGS = ("context", "claim")
 """The delimiters of the judge prompt; texts are fenced so they cannot close them."""
