@@ -21,8 +21,7 @@ from offline_recall import (
     load_manifest,
 )
 from offline_recall.engines import JsonOutput
-from offline_recall.runs.resolve import resolve_run
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer.claims.prompts import load_prompts
 from offline_recall.scorer.claims.rules import claim_list_type, parse_claims
 
@@ -69,9 +68,9 @@ def _rows() -> list[dict[str, object]]:
 def score(manifest: str) -> dict[str, object]:
     rows = _rows()
     started = time.perf_counter()
-    resolved = resolve_run(manifest, engine="vllm", engine_options={"dtype": "float32"})
+    resolved = resolve(model=manifest, backend="vllm", engine_options={"dtype": "float32"})
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     loaded = time.perf_counter()
     try:
         prompts = load_prompts("v2")

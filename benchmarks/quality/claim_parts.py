@@ -69,7 +69,7 @@ from offline_recall.engines import ENGINES, Failed
 from offline_recall.judging.signals import lexical_signals
 from offline_recall.metrics.faithfulness.reading import _clauses
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.score import resolve, session
 from offline_recall.runs.session import Scoring
 from offline_recall.scorer.claims.rules import dedupe_claims
 from offline_recall.text import split_sentences
@@ -421,9 +421,9 @@ def replay_arguments(description: str | None) -> tuple[argparse.Namespace, dict[
 
 def main() -> None:
     args, answers = replay_arguments(__doc__)
-    resolved = resolve_run(
-        args.model,
-        engine=args.backend,
+    resolved = resolve(
+        model=args.model,
+        backend=args.backend,
         prompt_versions={ContextRecallScorer.id: PROMPT_VERSION},
     )
     texts = data.decomposition(args.data / data.ROSE_ACUS, None, 0)
@@ -433,7 +433,7 @@ def main() -> None:
         for r in data.read_jsonl(args.data / data.ROSE_E2E)
     }
     refs = sorted({r.reference for r in rose})
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     try:
         replay = Replay(_NoGeneration(scoring.engine, args.raw), answers)
         base = recall_scorer(Scoring.on(resolved, replay))

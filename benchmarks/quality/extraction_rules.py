@@ -36,7 +36,7 @@ from benchmarks.quality.recall import Pair, extract_claims, judged, recall_score
 from offline_recall import Engine
 from offline_recall.engines import ENGINES, Failed
 from offline_recall.metrics.recall import ContextRecallScorer
-from offline_recall.runs.resolve import resolve_run
+from offline_recall.runs.score import resolve, session
 from offline_recall.runs.session import Scoring
 from offline_recall.scorer.claims.rules import (
     contained_claims,
@@ -178,14 +178,14 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     answers: dict[str, str] = json.loads(args.raw.read_text()) if args.raw.is_file() else {}
-    resolved = resolve_run(
-        args.model,
-        engine=args.backend,
+    resolved = resolve(
+        model=args.model,
+        backend=args.backend,
         engine_options={"dtype": args.dtype} if args.dtype else None,
         prompt_versions={ContextRecallScorer.id: args.prompt_version},
     )
     spec = resolved.spec
-    scoring = Scoring.start(resolved)
+    scoring = session(resolved)
     replay = Replay(scoring.engine, answers)
     base = recall_scorer(Scoring.on(resolved, replay))
     texts = data.decomposition(args.data / data.ROSE_ACUS, args.limit, 0)

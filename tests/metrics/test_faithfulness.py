@@ -21,8 +21,8 @@ from offline_recall.metrics.faithfulness import (
 from offline_recall.metrics.precision import ID as PRECISION
 from offline_recall.metrics.precision import ContextPrecisionScorer
 from offline_recall.metrics.recall import ID as RECALL
-from offline_recall.runs.resolve import resolve_run, resolve_spec
-from offline_recall.runs.session import Scoring
+from offline_recall.runs.resolve import resolve_spec
+from offline_recall.runs.score import resolve, session
 from offline_recall.scorer import Scorer
 from offline_recall.scorer.construction import build_scorer
 from offline_recall.scorer.registry import SCORERS
@@ -136,8 +136,8 @@ def test_a_model_with_its_own_judge_prompt_scores_precision_in_both_build_paths(
     from offline_recall import ContextPrecisionOptions, create_context_precision_scorer
 
     model = str(_own_judge_prompt(tmp_path))
-    resolved = resolve_run(model, engine="fake", scorers=(RECALL, PRECISION, ID))
-    built = Scoring.start(resolved)
+    resolved = resolve((RECALL, PRECISION, ID), model=model, backend="fake")
+    built = session(resolved)
     precision = built.scorers[PRECISION]
     assert isinstance(precision, ContextPrecisionScorer)
     assert precision.prompts.version == "v1"
