@@ -100,6 +100,7 @@ def plain_rules() -> list[tuple[str, JudgeProfile]]:
                 manifest_prompt_version=manifest.prompt_version,
                 threshold=manifest.threshold,
                 stated_p_yes=manifest.stated_p_yes,
+                vetoes=manifest.vetoes,
                 decoding=manifest.decoding,
             )
             if setup.found.origin is ProfileOrigin.THRESHOLD:

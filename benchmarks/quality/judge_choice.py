@@ -46,7 +46,12 @@ def _rule(model: str) -> tuple[Scorer, float]:
     manifest = load_manifest(model)
     version = manifest.scorers[RECALL].prompt_version or ""
     profile = find_profile(
-        RECALL, manifest.fingerprint, version, manifest.threshold, manifest.stated_p_yes
+        RECALL,
+        manifest.fingerprint,
+        version,
+        manifest.threshold,
+        manifest.stated_p_yes,
+        manifest.vetoes,
     ).profile
     return profile.probability_of, profile.threshold
 

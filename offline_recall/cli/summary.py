@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from ..scorer.pipeline import ScorerClass
 
 
+VETO_WORDS = {
+    "contradicted_quantity": "a quantity its chunk contradicts",
+    "missing_number": "a number its chunk never states",
+}
+"""A rule's vetoes in the words of a run's first lines."""
+
+
 def profile_line(scorer: ScorerSpec) -> str:
     """Which judge profile decides a scorer's verdicts: where it came from, its digest, how
     it did when it was cross-validated, and its card (how often it was right per kind of
@@ -39,6 +46,9 @@ def profile_line(scorer: ScorerSpec) -> str:
             else f" (an English claim its chunk states word for word: {profile.stated_p_yes:g} "
             "without asking the model)"
         )
+        if profile.vetoes:
+            vetoes = " or ".join(VETO_WORDS[veto] for veto in profile.vetoes)
+            stated += f" (a claim with {vetoes}: unsupported without asking the model)"
         return (
             f"{scorer.id}: judge profile {where}: P(yes) >= {profile.threshold:g}{stated}, "
             f"not calibrated [{profile.digest}]{card}"

@@ -24,6 +24,13 @@ from .base import EngineIdentity, ScorerDefaults
 DEFAULT_MODEL = "smollm2-135m-instruct"
 
 
+Veto = Literal["contradicted_quantity", "missing_number"]
+"""What makes a pair unsupported whatever else a judge's rule reads: a quantity of the context
+against the claim's (another number of the same thing), or a number of the claim the context
+never states (in digits or in words, English or Korean). Each only ever counts against
+support."""
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -164,6 +171,12 @@ class ModelManifest(_Frozen):
         description="With the plain rule, the P(yes) an English claim its chunk states word "
         "for word is given without asking the model (the model's mean on such pairs); None: "
         "the model is asked about every pair",
+    )
+    vetoes: tuple[Veto, ...] = Field(
+        default=(),
+        description="With the plain rule, what decides a claim unsupported without asking "
+        "the model: contradicted_quantity (a quantity of its chunk against the claim's), "
+        "missing_number (a number of the claim its chunk never states); (): none",
     )
     family: str | None = Field(default=None, description="The architecture (config model_type)")
     system_turn: Literal["native", "fold"] = Field(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
@@ -20,7 +20,7 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from ..data.destinations import written_whole
-from ..engines.manifests import bundled_manifest_dir
+from ..engines.manifests import Veto, bundled_manifest_dir
 from ..errors import ModelError
 from ..paths import cache_root
 from .behaviour import JudgeCard
@@ -128,6 +128,13 @@ class JudgeProfile(BaseModel):
         "such pairs, where it changed at most 1% of verdicts on dev; None: the model is "
         "asked about every pair",
     )
+    vetoes: tuple[Veto, ...] = Field(
+        default=(),
+        exclude_if=lambda vetoes: not vetoes,
+        description="Checks that decide a pair unsupported, with probability 0, before the "
+        "rule is read (and without asking the model): a claim whose number the context "
+        "contradicts or never states is at most partly supported; (): none",
+    )
     trained_on: str = ""
     rows: Count = Field(default=0, ge=0)
     seed: Count = 0
@@ -182,6 +189,10 @@ class JudgeProfile(BaseModel):
                 raise ValueError("the Korean rule asks the model with the same evidence_sentences")
             if korean.stated_p_yes is not None:
                 raise ValueError("a Korean claim is always asked: its rule has no stated_p_yes")
+            if korean.vetoes:
+                raise ValueError(
+                    "the profile's vetoes hold for every claim: the Korean rule has none"
+                )
         return self
 
     @property
@@ -203,8 +214,10 @@ class JudgeProfile(BaseModel):
     @property
     def uses_lexical(self) -> bool:
         """Whether the rule needs any lexical signal."""
-        return self.stated_p_yes is not None or any(
-            s in LEXICAL_SIGNALS for rule in self.rules for s in rule.signals
+        return (
+            self.stated_p_yes is not None
+            or bool(self.vetoes)
+            or any(s in LEXICAL_SIGNALS for rule in self.rules for s in rule.signals)
         )
 
     @property
@@ -221,9 +234,12 @@ class JudgeProfile(BaseModel):
         unset: dict[str, Any] = {"card": True} if self.card is None else {}
         if self.stated_p_yes is None:
             unset["stated_p_yes"] = True
+        if not self.vetoes:
+            unset["vetoes"] = True
         if self.korean is None:
             return unset | {"korean": True}
-        return unset | {"korean": {"korean": True, "card": True, "stated_p_yes": True}}
+        inner = {"korean": True, "card": True, "stated_p_yes": True, "vetoes": True}
+        return unset | {"korean": inner}
 
     @property
     def is_plain(self) -> bool:
@@ -242,11 +258,22 @@ class JudgeProfile(BaseModel):
 
     def asks_model(self, claim: str, values: Mapping[str, float]) -> bool:
         """Whether the rule needs the model's P(yes) for this pair (its lexical `values`)."""
-        return self.uses_model and not (self.stated_p_yes is not None and stated(claim, values))
+        return (
+            self.uses_model
+            and not self.vetoed(values)
+            and not (self.stated_p_yes is not None and stated(claim, values))
+        )
+
+    def vetoed(self, values: Mapping[str, float]) -> bool:
+        """Whether one of the rule's `vetoes` decides the pair (its lexical `values`)."""
+        return any(_VETO_CHECKS[veto](values) for veto in self.vetoes)
 
     def probability_of(self, claim: str, values: Mapping[str, float]) -> float:
-        """P(supported) for a pair as a run decides it: by the claim's rule (`rule_for`), with
-        `stated_p_yes` for the model's P(yes) where the chunk states the claim word for word."""
+        """P(supported) for a pair as a run decides it: 0 where a veto holds, else by the
+        claim's rule (`rule_for`), with `stated_p_yes` for the model's P(yes) where the chunk
+        states the claim word for word."""
+        if self.vetoed(values):
+            return 0.0
         if self.uses_model and self.stated_p_yes is not None and stated(claim, values):
             values = {**values, MODEL_SIGNAL: self.stated_p_yes}
         return self.rule_for(claim).probability(values)
@@ -261,6 +288,12 @@ class JudgeProfile(BaseModel):
         ):
             z += weight * (_value(name, values) - mean) / scale
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+_VETO_CHECKS: dict[str, Callable[[Mapping[str, float]], bool]] = {
+    "contradicted_quantity": lambda values: values["quantity_mismatch"] > 0.0,
+    "missing_number": lambda values: values["numbers"] < 1.0,
+}
 
 
 def _value(name: str, values: Mapping[str, float]) -> float:
@@ -278,9 +311,11 @@ def threshold_profile(
     fingerprint: str = "",
     prompt_version: str = "",
     stated_p_yes: float | None = None,
+    vetoes: tuple[Veto, ...] = (),
 ) -> JudgeProfile:
     """The plain rule: supported when the model's P(yes) >= `threshold` (`stated_p_yes`
-    standing for it where the chunk states the claim word for word, if given)."""
+    standing for it where the chunk states the claim word for word, if given) and no veto
+    holds."""
     return JudgeProfile(
         scorer=scorer,
         model_fingerprint=fingerprint,
@@ -292,6 +327,7 @@ def threshold_profile(
         bias=0.0,
         threshold=threshold,
         stated_p_yes=stated_p_yes,
+        vetoes=vetoes,
         trained_on="none: the model manifest's threshold",
     )
 
@@ -403,10 +439,11 @@ def find_profile(
     prompt_version: str,
     threshold: float,
     stated_p_yes: float | None = None,
+    vetoes: tuple[Veto, ...] = (),
 ) -> FoundProfile:
     """The rule a run of this scorer, model and prompt version uses: the user's calibrated
     profile if there is one, else the one shipped with a bundled model, else the manifest's
-    plain threshold (with its `stated_p_yes` for claims, see `JudgeProfile.stated_p_yes`), with
+    plain threshold (with its `stated_p_yes` and `vetoes` for claims, see `JudgeProfile`), with
     the card shipped for that very rule if there is one (`cards.py`)."""
     wanted = (scorer, fingerprint, prompt_version)
     candidates = [user_profile_path(scorer, fingerprint, prompt_version)]
@@ -427,6 +464,7 @@ def find_profile(
         fingerprint=fingerprint,
         prompt_version=prompt_version,
         stated_p_yes=stated_p_yes if scorer == RECALL else None,
+        vetoes=vetoes if scorer == RECALL else (),
     )
     # The card is not hashed: the rule keeps the digest its card was measured on.
     card = shipped_card(scorer, fingerprint, prompt_version, plain.digest)

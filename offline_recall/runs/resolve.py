@@ -53,6 +53,16 @@ def _engine_spec(resolved: ResolvedModel) -> EngineSpec:
     )
 
 
+def _judge_spec(model: str, judged: ResolvedModel) -> JudgeSpec:
+    """What identifies the second model that judges a run's pairs."""
+    return JudgeSpec(
+        model=model,
+        model_fingerprint=judged.fingerprint,
+        engine=_engine_spec(judged),
+        engine_versions=installed_versions(judged.kind.distributions),
+    )
+
+
 def resolve_run(
     model: str = DEFAULT_MODEL,
     *,
@@ -86,16 +96,10 @@ def resolve_run(
             f"{manifest.name} is a classifier verifier and writes no claims: name a chat model "
             f"as the model and {model} as the judge model"
         )
-    judge = None
     judged = None
     if judge_model is not None:
         judged = resolve_model(judge_engine or engine, judge_model, judge_engine_options)
-        judge = JudgeSpec(
-            model=str(judge_model),
-            model_fingerprint=judged.fingerprint,
-            engine=_engine_spec(judged),
-            engine_versions=installed_versions(judged.kind.distributions),
-        )
+    judge = None if judged is None else _judge_spec(str(judge_model), judged)
     judging = judged or resolved
     specs = []
     for scorer_id in scorers:
@@ -109,6 +113,7 @@ def resolve_run(
             manifest_prompt_version=manifest.prompt_version,
             threshold=judging.manifest.threshold,
             stated_p_yes=judging.manifest.stated_p_yes,
+            vetoes=judging.manifest.vetoes,
             decoding=manifest.decoding,
             scale=scale,
             prompt_version=(prompt_versions or {}).get(scorer_id),

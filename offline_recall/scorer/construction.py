@@ -136,6 +136,7 @@ def create_scorer(
         manifest_prompt_version=built.identity.prompt_version,
         threshold=judging.threshold if judging is not None else 0.5,
         stated_p_yes=judging.stated_p_yes if judging is not None else None,
+        vetoes=judging.vetoes if judging is not None else (),
         decoding=manifest.decoding if manifest is not None else None,
         scale=options.scale,
         prompt_version=prompt_version,

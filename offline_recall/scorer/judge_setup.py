@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..engines.base import ScorerDefaults
-from ..engines.manifests import Decoding
+from ..engines.manifests import Decoding, Veto
 from ..judging.profile import FoundProfile, JudgeProfile, ProfileOrigin, find_profile
 from .declaration import ScorerDefinition
 from .results import ScorerSetup
@@ -25,6 +25,7 @@ def resolve_setup(
     manifest_prompt_version: str | None,
     threshold: float,
     stated_p_yes: float | None = None,
+    vetoes: tuple[Veto, ...] = (),
     decoding: Decoding | None = None,
     scale: float | None = 1.0,
     prompt_version: str | None = None,
@@ -33,7 +34,7 @@ def resolve_setup(
     """What decides `scorer`'s results on a model: the prompt version asked for (else the one
     the model's manifest names for the scorer, else the scorer's latest), the list bound the
     manifest names, and the profile given (else the user's calibrated one, else the shipped
-    one, else the manifest's plain threshold and `stated_p_yes`).
+    one, else the manifest's plain threshold with its `stated_p_yes` and `vetoes`).
 
     `scorers` are the manifest's `[scorers.<id>]` tables: the scorer's own, else that of the
     scorer whose prompts and profiles it shares; `manifest_prompt_version` and `decoding`'s
@@ -49,7 +50,9 @@ def resolve_setup(
     found = (
         FoundProfile(profile, ProfileOrigin.GIVEN, None)
         if profile is not None
-        else find_profile(scorer.profile_id(), fingerprint, version, threshold, stated_p_yes)
+        else find_profile(
+            scorer.profile_id(), fingerprint, version, threshold, stated_p_yes, vetoes
+        )
     )
     decoding = decoding or Decoding()
     setup = ScorerSetup(

@@ -156,7 +156,12 @@ def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context_and_its_card_is
     manifest = load_manifest(model)
     version = manifest.scorers[RECALL].prompt_version or ""
     found = find_profile(
-        RECALL, manifest.fingerprint, version, manifest.threshold, manifest.stated_p_yes
+        RECALL,
+        manifest.fingerprint,
+        version,
+        manifest.threshold,
+        manifest.stated_p_yes,
+        manifest.vetoes,
     )
     assert found.origin is ProfileOrigin.THRESHOLD
     card = card_of(_decisions(found.profile))

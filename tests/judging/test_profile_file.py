@@ -19,11 +19,11 @@ def test_a_shipped_profile_saved_again_is_the_same_file(tmp_path: Path) -> None:
     `save_profile`'s layout (indented JSON, one trailing newline), so a refit shows as a diff
     of numbers only. (Files of earlier releases lack fields added since; a profile without a
     Korean rule has no `korean` field, one that asks the model about every pair no
-    `stated_p_yes`.)"""
+    `stated_p_yes`, one without vetoes no `vetoes`.)"""
     shipped = [
         path
         for path in sorted(bundled_manifest_dir().glob(f"*{PROFILE_SUFFIX}"))
-        if set(json.loads(path.read_text())) | {"korean", "stated_p_yes"}
+        if set(json.loads(path.read_text())) | {"korean", "stated_p_yes", "vetoes"}
         == set(JudgeProfile.model_fields)
     ]
     assert len(shipped) >= 2
