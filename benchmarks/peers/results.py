@@ -80,7 +80,10 @@ def model_line(name: str) -> str:
     """The model, as its manifest describes it: its title, then where its weights come from."""
     from offline_recall import DEFAULT_MODEL, load_manifest
 
-    title, _, origin = load_manifest(name).description.partition(", ")
+    manifest = load_manifest(name)
+    title, _, origin = manifest.description.partition(", ")
+    if manifest.quantize == "int8":
+        origin += "; decoder weights in int8, one scale per output channel (vLLM W8A8)"
     if name == DEFAULT_MODEL:
         return f"the embedded {title} ({name})"
     return f"{title} ({name}; {origin})" if origin else f"{title} ({name})"
