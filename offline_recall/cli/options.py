@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -15,6 +16,42 @@ from ..scorer.registry import scorer_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER = "offline_recall.server_options"
+
+
+def number_option(
+    *decls: str,
+    default: float | None,
+    help: str,
+    at_least: float = 1,
+    at_most: int | None = None,
+    real: bool = False,
+    above: bool = False,
+    metavar: str | None = None,
+    show_default: bool = True,
+) -> Callable[[F], F]:
+    """An option taking a whole number (a real one if `real`) of at least `at_least` (more
+    than it if `above`) and at most `at_most`, its default shown in `--help` unless
+    `show_default` is false."""
+    kind = (
+        click.FloatRange(min=at_least, min_open=above)
+        if real
+        else click.IntRange(min=int(at_least), max=at_most, min_open=above)
+    )
+    return click.option(
+        *decls,
+        type=kind,
+        default=default,
+        show_default=show_default,
+        metavar=metavar,
+        help=help,
+    )
+
+
+def file_option(*decls: str, help: str) -> Callable[[F], F]:
+    """An option naming a file the command writes (no default: the command picks one)."""
+    return click.option(
+        *decls, type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
+    )
 
 
 def _server_option(ctx: click.Context, param: click.Parameter, value: Any) -> None:

@@ -17,6 +17,7 @@ from ..service import (
 )
 from . import COMMANDS
 from .engine_log import engine_log_path, engine_messages
+from .options import number_option
 from .run_options import RunChoice, resolve_announced, run_options
 
 SERVER_PACKAGES = ("starlette", "uvicorn")
@@ -67,57 +68,50 @@ def host_warning(host: str, token: str | None) -> str | None:
     "anything else is refused with 403, so a web page cannot reach it through a name rebound "
     "to this machine.",
 )
-@click.option(
+@number_option(
     "--port",
-    type=click.IntRange(0, 65535),
+    at_least=0,
+    at_most=65535,
     default=DEFAULT_PORT,
-    show_default=True,
     help="The port to listen on; 0 picks a free one (the address is printed).",
 )
-@click.option(
+@number_option(
     "--max-request-bytes",
-    type=click.IntRange(min=1),
     default=MAX_REQUEST_BYTES,
-    show_default=True,
     help="The largest request body accepted; a larger one is refused with 413.",
 )
-@click.option(
+@number_option(
     "--batch-wait",
-    type=click.FloatRange(min=0),
+    real=True,
+    at_least=0,
     default=5.0,
-    show_default=True,
     metavar="MS",
     help="The longest a batch about to start waits for requests still being read to join it.",
 )
-@click.option(
+@number_option(
     "--read-timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    real=True,
+    at_least=0,
+    above=True,
     default=READ_TIMEOUT,
-    show_default=True,
     metavar="S",
     help="Seconds a request's head, and then its body, may take to arrive; a slower one is "
     "answered 408 and closed.",
 )
-@click.option(
+@number_option(
     "--max-connections",
-    type=click.IntRange(min=1),
     default=MAX_CONNECTIONS,
-    show_default=True,
     help="Connections held open at once; one more is answered 503 and closed.",
 )
-@click.option(
+@number_option(
     "--max-work",
-    type=click.IntRange(min=1),
     default=MAX_WORK,
-    show_default=True,
     help="The most judgments one run may ask (context chunks times the claims a scorer may "
     "extract); a run asking more is refused with 413. A batch holds at most this much.",
 )
-@click.option(
+@number_option(
     "--max-characters",
-    type=click.IntRange(min=1),
     default=MAX_CHARACTERS,
-    show_default=True,
     help="The most characters of text one run may hold; a run holding more is refused with 413.",
 )
 def serve(
