@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import closing
+
 import click
 
 from ..engines.probed import ProbedServers
@@ -23,11 +25,8 @@ def cache() -> None:
 def cache_info() -> None:
     """Where the claim cache is, how many entries it holds, and its size; then each probed
     model server and the dialect it honoured."""
-    claims = ClaimCache()
-    try:
+    with closing(ClaimCache()) as claims:
         info = claims.info()
-    finally:
-        claims.close()
     click.echo(f"location: {info.path}")
     click.echo(f"entries:  {info.entries}")
     click.echo(f"size:     {info.bytes} bytes")
@@ -48,11 +47,8 @@ def cache_clear() -> None:
     interrupted model conversion left behind. Nothing is removed through a symbolic link."""
     servers = ProbedServers()
     servers.check()  # before anything is cleared: a refusal leaves everything as it was
-    claims = ClaimCache()
-    try:
+    with closing(ClaimCache()) as claims:
         removed = claims.clear()
-    finally:
-        claims.close()
     click.echo(f"removed {removed} entries from {claims.path}")
     click.echo(f"forgot {servers.clear()} probed servers in {servers.folder}")
     models = cache_root() / "models"

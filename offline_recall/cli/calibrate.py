@@ -21,7 +21,7 @@ from ..runs.calibration import calibrate as fit
 from ..runs.calibration.fit import SIGNAL_SETS
 from ..scorer.registry import RECALL, SCORERS, scorer_kind
 from . import COMMANDS
-from .options import model_and_engine, parse_engine_options
+from .options import file_option, model_and_engine, number_option, parse_engine_options
 
 SMALL_SAMPLE = 50
 """Fewer labelled claims than this give a cross-validated estimate that moves a lot."""
@@ -82,19 +82,17 @@ def _warn(console: Console, said: str) -> None:
     show_default=True,
     help="What the rule combines: the model's P(yes), the lexical signals, or both.",
 )
-@click.option(
+@number_option(
     "--evidence-sentences",
-    type=click.IntRange(min=0),
+    at_least=0,
     default=3,
-    show_default=True,
     help="The model judges each claim against this many best-matching sentences of the "
     "context (0: the whole context).",
 )
-@click.option(
+@number_option(
     "--folds",
-    type=click.IntRange(min=2),
+    at_least=2,
     default=5,
-    show_default=True,
     help="Cross-validation folds (split by claim) that estimate the profile's AUROC.",
 )
 @click.option(
@@ -104,10 +102,8 @@ def _warn(console: Console, said: str) -> None:
     show_default=True,
     help="Seed of the folds' random split (the same seed, the same estimate).",
 )
-@click.option(
+@file_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write the profile [default: install it as the model's profile in the "
     "cache, which later runs of this model and prompt version use].",
 )

@@ -19,6 +19,7 @@ from ..errors import OfflineRecallError
 from ..printable import printable
 from . import COMMANDS
 from .engine_log import engine_log_path, engine_messages, verbose_option
+from .options import file_option, number_option
 
 
 @click.group(short_help=COMMANDS["models"].help)
@@ -155,16 +156,15 @@ def install_model(model: str, verbose: bool) -> None:
 @models.command("pin")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--name", required=True, help="The model's name in results and manifests.")
-@click.option(
+@file_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Manifest file to write (default: NAME.toml).",
 )
-@click.option(
+@number_option(
     "--max-context",
-    type=click.IntRange(min=64),
+    at_least=64,
     default=None,
+    show_default=False,
     help="Cap the context window (default: the model's own, from config.json).",
 )
 @click.option(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -16,6 +18,28 @@ from ..scorer.registry import scorer_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SERVER = "offline_recall.server_options"
+
+
+def gathered(
+    choice: type[Any], name: str, options: Sequence[Callable[[Any], Any]]
+) -> Callable[[F], F]:
+    """The `options` (decorators, in the order `--help` lists them), their values given to the
+    command as one argument `name`: a `choice`, the dataclass whose fields are the options'
+    parameter names."""
+    names = tuple(f.name for f in fields(choice))
+
+    def apply(command: F) -> F:
+        @functools.wraps(command)
+        def gathering(**given: Any) -> Any:
+            chosen = choice(**{n: given.pop(n) for n in names})
+            return command(**{name: chosen}, **given)
+
+        made: Any = gathering
+        for option in reversed(options):
+            made = option(made)
+        return cast(F, made)
+
+    return apply
 
 
 def number_option(

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
+
+from .options import gathered, number_option
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..runs.ray_workers import RayOptions
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -27,95 +26,94 @@ class RunnerChoice:
     merge: bool = True
 
 
-def choose_runner(
-    runner: str,
-    ray_address: str | None,
-    workers: int,
-    gpus: float,
-    cpus: float,
-    shards: Path | None,
-    merge: bool,
-    *,
-    claim_cache: bool,
-) -> RunnerChoice:
-    """Where `score` runs, from `--runner` and the Ray run's options; a Ray option without
-    `--runner ray` is refused."""
-    if runner != "ray":
-        if shards is not None or not merge or ray_address is not None:
-            raise click.ClickException("--shards, --no-merge and --ray-address need --runner ray")
-        return RunnerChoice()
-    from ..runs.ray_workers import RayOptions
+@dataclass(frozen=True)
+class RunnerOptions:
+    """What `--runner` and the Ray run's options chose (see `runner_options`), in their
+    order."""
 
-    ray = RayOptions(
-        address=ray_address,
-        workers=workers,
-        gpus_per_worker=gpus,
-        cpus_per_worker=cpus,
-        claim_cache=claim_cache,
-    )
-    return RunnerChoice(ray=ray, shards=shards, merge=merge)
+    runner: str
+    ray_address: str | None
+    workers: int
+    gpus: float
+    cpus: float
+    shards: Path | None
+    merge: bool
+
+    def choose(self, *, claim_cache: bool) -> RunnerChoice:
+        """Where `score` runs; a Ray option without `--runner ray` is refused."""
+        if self.runner != "ray":
+            if self.shards is not None or not self.merge or self.ray_address is not None:
+                raise click.ClickException(
+                    "--shards, --no-merge and --ray-address need --runner ray"
+                )
+            return RunnerChoice()
+        from ..runs.ray_workers import RayOptions
+
+        ray = RayOptions(
+            address=self.ray_address,
+            workers=self.workers,
+            gpus_per_worker=self.gpus,
+            cpus_per_worker=self.cpus,
+            claim_cache=claim_cache,
+        )
+        return RunnerChoice(ray=ray, shards=self.shards, merge=self.merge)
 
 
-def runner_options(command: F) -> F:
-    """`--runner local|ray` and the Ray run's options, given to the command as they are
-    (`choose_runner` reads them); the command itself is not wrapped."""
-    for option in reversed(
-        [
-            click.option(
-                "--runner",
-                type=click.Choice(["local", "ray"]),
-                default="local",
-                show_default=True,
-                help="Score here, or on Ray Data (pip install 'offline-recall[ray]').",
-            ),
-            click.option(
-                "--ray-address",
-                default=None,
-                metavar="auto|ray://HOST:PORT",
-                help="Ray: the cluster to join [default: RAY_ADDRESS, else a local Ray].",
-            ),
-            click.option(
-                "--workers",
-                type=click.IntRange(min=1),
-                default=1,
-                show_default=True,
-                help="Ray: scoring workers, each with its own engine.",
-            ),
-            click.option(
-                "--gpus-per-worker",
-                "gpus",
-                type=click.FloatRange(min=0),
-                default=0,
-                show_default=True,
-                help="Ray: GPUs each worker holds (set the engine's device too, -o device=cuda).",
-            ),
-            click.option(
-                "--cpus-per-worker",
-                "cpus",
-                type=click.FloatRange(min=0),
-                default=1,
-                show_default=True,
-                help="Ray: CPUs each worker holds.",
-            ),
-            click.option(
-                "--shards",
-                type=click.Path(file_okay=False, path_type=Path),
-                default=None,
-                help="Ray: the folder of committed shards that makes the run resumable, on "
-                "storage every node reaches [default: <out>.shards].",
-            ),
-            click.option(
-                "--no-merge",
-                "merge",
-                is_flag=True,
-                default=True,
-                flag_value=False,
-                help="Ray: keep the results as Parquet shards only; no single --out file.",
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
+runner_options = gathered(
+    RunnerOptions,
+    "given_runner",
+    [
+        click.option(
+            "--runner",
+            type=click.Choice(["local", "ray"]),
+            default="local",
+            show_default=True,
+            help="Score here, or on Ray Data (pip install 'offline-recall[ray]').",
+        ),
+        click.option(
+            "--ray-address",
+            default=None,
+            metavar="auto|ray://HOST:PORT",
+            help="Ray: the cluster to join [default: RAY_ADDRESS, else a local Ray].",
+        ),
+        number_option(
+            "--workers", default=1, help="Ray: scoring workers, each with its own engine."
+        ),
+        number_option(
+            "--gpus-per-worker",
+            "gpus",
+            real=True,
+            at_least=0,
+            default=0,
+            help="Ray: GPUs each worker holds (set the engine's device too, -o device=cuda).",
+        ),
+        number_option(
+            "--cpus-per-worker",
+            "cpus",
+            real=True,
+            at_least=0,
+            default=1,
+            help="Ray: CPUs each worker holds.",
+        ),
+        click.option(
+            "--shards",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Ray: the folder of committed shards that makes the run resumable, on "
+            "storage every node reaches [default: <out>.shards].",
+        ),
+        click.option(
+            "--no-merge",
+            "merge",
+            is_flag=True,
+            default=True,
+            flag_value=False,
+            help="Ray: keep the results as Parquet shards only; no single --out file.",
+        ),
+    ],
+)
+"""`--runner local|ray` and the Ray run's options, given to the command as one
+`given_runner: RunnerOptions`."""
 
 
 class ShardBar:

@@ -4,10 +4,9 @@ run they make, resolved once and announced the same way by both."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -16,6 +15,7 @@ from ..scorer.registry import RECALL, SCORERS, scorer_kind
 from .engine_log import verbose_option
 from .options import (
     finite_scale,
+    gathered,
     judge_model_options,
     model_and_engine,
     parse_engine_options,
@@ -35,31 +35,12 @@ def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
     `--judge-backend`, `--scorer` (the scorers to `verb`), `--scale` (its help ending in
     `scale_note`), `--no-judge-note` and `--verbose`, given to the command as one
     `chosen: RunChoice`."""
-
-    def apply(command: F) -> F:
-        @functools.wraps(command)
-        def chosen_run(**given: Any) -> Any:
-            chosen = RunChoice(**{name: given.pop(name) for name in _CHOICES})
-            return command(chosen=chosen, **given)
-
-        made: Any = chosen_run
-        for option in (
-            verbose_option,
-            click.option(
-                "--no-judge-note",
-                is_flag=True,
-                help="Do not print the line saying the embedded model's verdicts come from a "
-                "lexical rule.",
-            ),
-            click.option(
-                "--scale",
-                type=float,
-                callback=finite_scale,
-                default=1.0,
-                show_default=True,
-                help="Multiply every score by this (scores are in [0, scale]; 0 means 1, as in "
-                f"Mastra){scale_note}.",
-            ),
+    return gathered(
+        RunChoice,
+        "chosen",
+        [
+            model_and_engine,
+            judge_model_options,
             click.option(
                 "--scorer",
                 "scorer_list",
@@ -71,13 +52,24 @@ def run_options(verb: str, scale_note: str = "") -> Callable[[F], F]:
                 f"({', '.join(SCORERS.builtin_paths)}, or an installed plugin's: "
                 "`offline-recall scorers` lists them); all in one pass.",
             ),
-            judge_model_options,
-            model_and_engine,
-        ):
-            made = option(made)
-        return cast(F, made)
-
-    return apply
+            click.option(
+                "--scale",
+                type=float,
+                callback=finite_scale,
+                default=1.0,
+                show_default=True,
+                help="Multiply every score by this (scores are in [0, scale]; 0 means 1, as in "
+                f"Mastra){scale_note}.",
+            ),
+            click.option(
+                "--no-judge-note",
+                is_flag=True,
+                help="Do not print the line saying the embedded model's verdicts come from a "
+                "lexical rule.",
+            ),
+            verbose_option,
+        ],
+    )
 
 
 @dataclass(frozen=True)
@@ -99,9 +91,6 @@ class RunChoice:
     def scorers(self) -> list[str]:
         """The scorer ids `--scorer` named, comma-separated or repeated."""
         return parse_scorers(",".join(self.scorer_list))
-
-
-_CHOICES = tuple(f.name for f in fields(RunChoice))
 
 
 def resolve_announced(console: Console, chosen: RunChoice, command: str) -> ResolvedRun:

@@ -16,8 +16,15 @@ from ..printable import printable
 from ..scorer.registry import scorer_kind
 from . import COMMANDS
 from .engine_log import engine_log_path, engine_messages
-from .options import delimiter_option, fail_under_option, parse_engine_options, parse_fail_under
-from .ray_run import RunnerChoice, ShardBar, choose_runner, runner_options
+from .options import (
+    delimiter_option,
+    fail_under_option,
+    file_option,
+    number_option,
+    parse_engine_options,
+    parse_fail_under,
+)
+from .ray_run import RunnerChoice, RunnerOptions, ShardBar, runner_options
 from .run_options import RunChoice, announce, run_options
 
 if TYPE_CHECKING:
@@ -46,10 +53,8 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 @click.command(short_help=COMMANDS["score"].help)
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @run_options("run")
-@click.option(
+@file_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write one result per input row [default: results.jsonl, or "
     "results.parquet with --format parquet].",
 )
@@ -76,18 +81,17 @@ def _output(out: Path | None, fmt: str | None) -> tuple[Path | None, str]:
 )
 @delimiter_option
 @fail_under_option
-@click.option(
+@number_option(
     "--max-failed",
-    type=click.IntRange(min=0),
+    at_least=0,
     default=None,
+    show_default=False,
     help="With --fail-under: how many rows may fail (status error) before the gate fails "
     "[default: 0].",
 )
-@click.option(
+@file_option(
     "--store",
     "store_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="The run store that makes the run resumable [default: <out>.run.sqlite].",
 )
 @click.option("--restart", is_flag=True, help="Discard the run store and score every row again.")
@@ -106,13 +110,7 @@ def score(
     store_path: Path | None,
     restart: bool,
     no_cache: bool,
-    runner: str,
-    ray_address: str | None,
-    workers: int,
-    gpus: float,
-    cpus: float,
-    shards: Path | None,
-    merge: bool,
+    given_runner: RunnerOptions,
 ) -> None:
     """Score DATA (.jsonl, .ndjson, .json, .csv or .parquet): input, ground truth, context.
 
@@ -130,9 +128,7 @@ def score(
     from ..runs.plan import RunPlan
 
     started = time.perf_counter()
-    where = choose_runner(
-        runner, ray_address, workers, gpus, cpus, shards, merge, claim_cache=not no_cache
-    )
+    where = given_runner.choose(claim_cache=not no_cache)
     gates = parse_fail_under(fail_under, chosen.scorers, chosen.scale)
     if max_failed is None and gates:
         max_failed = 0
