@@ -35,7 +35,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "Fit the judge rule of a scorer to labelled rows.",
     ),
     "compare": LazyCommand(
-        "offline_recall.cli.runs", "compare", "Compare scored runs item by item."
+        "offline_recall.cli.results", "compare", "Compare scored runs item by item."
     ),
     "mastra-module": LazyCommand(
         "offline_recall.cli.mastra",
@@ -46,7 +46,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "offline_recall.cli.models", "models", "Pinned models: manifests and their weights."
     ),
     "report": LazyCommand(
-        "offline_recall.cli.runs", "report", "Write a self-contained HTML report of a run."
+        "offline_recall.cli.results", "report", "Write a self-contained HTML report of a run."
     ),
     "score": LazyCommand(
         "offline_recall.cli.score", "score", "Score a dataset's rows with one or more scorers."
@@ -58,7 +58,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "offline_recall.cli.serve", "serve", "Score runs sent over HTTP, e.g. from Mastra."
     ),
     "verify": LazyCommand(
-        "offline_recall.cli.runs", "verify", "Re-score a run and say where its records differ."
+        "offline_recall.cli.results", "verify", "Re-score a run and say where its records differ."
     ),
 }
 

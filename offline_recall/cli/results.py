@@ -1,4 +1,4 @@
-"""Commands on scored runs: `report`, `compare` and `verify`."""
+"""Commands on a scored run's results: `report`, `compare` and `verify`."""
 
 from __future__ import annotations
 
