@@ -3,6 +3,9 @@ chunks, file, model and scorer names) is printed escaped (see `printable`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from ..printable import SHOWN, clipped, printable
 from ..scorer.registry import SCORERS
 from .comparison import Comparison, Flip, Pair
@@ -12,6 +15,38 @@ LABEL = 15
 
 QUOTED = 80
 """Characters of a chunk quoted in a flip's line."""
+
+
+T = TypeVar("T")
+
+
+def first_shown(
+    header: str, found: Sequence[T], show: int, lines: Callable[[T], list[str]]
+) -> list[str]:
+    """`header`, then the `lines` of the first `show` of `found`, then how many more items the
+    HTML page holds."""
+    shown = [header]
+    for item in found[:show]:
+        shown += lines(item)
+    if len(found) > show:
+        shown.append(f"  ... and {len(found) - show} more items (all of them with --html FILE)")
+    return shown
+
+
+def mismatch_lines(mismatch: Sequence[str]) -> list[str]:
+    """The warning that the runs' specs differ, when they do (see --allow-mismatch)."""
+    if not mismatch:
+        return []
+    return [
+        f"WARNING: the runs differ ({printable('; '.join(mismatch))}); "
+        "compared anyway (--allow-mismatch)"
+    ]
+
+
+def models_text(models: Sequence[str], prompts: Sequence[str]) -> str:
+    """The models and prompt versions a run scored with."""
+    model, prompt = printable(", ".join(models)), printable(", ".join(prompts))
+    return f"model {model or '-'}, prompt {prompt or '-'}"
 
 
 def signed(value: float) -> str:
@@ -40,18 +75,11 @@ def _unit(c: Comparison) -> str:
 
 def summary_lines(c: Comparison) -> list[str]:
     """The runs, how they were paired, the means, the difference and its uncertainty."""
-    lines: list[str] = []
-    if c.mismatch:
-        lines.append(
-            f"WARNING: the runs differ ({printable('; '.join(c.mismatch))}); "
-            "compared anyway (--allow-mismatch)"
-        )
-    lines.append(f"{printable(c.scorer_name)}: B against A")
+    lines = [*mismatch_lines(c.mismatch), f"{printable(c.scorer_name)}: B against A"]
     for label, side in (("A", c.a), ("B", c.b)):
         lines.append(
             f"{label}  {printable(side.name)}: {side.items} items, "
-            f"model {printable(', '.join(side.models)) or '-'}, "
-            f"prompt {printable(', '.join(side.prompts)) or '-'}"
+            + models_text(side.models, side.prompts)
         )
     unpaired = f", {c.only_a} only in A, {c.only_b} only in B" if c.only_a or c.only_b else ""
     not_scored = f", {c.not_scored_text}" if c.not_scored else ""
@@ -107,18 +135,20 @@ def flip_lines(c: Comparison, show: int) -> list[str]:
         return ["no verdict flipped between the runs"]
     unit = _unit(c) if total > 1 else _unit(c).removesuffix("s")
     items = "items" if len(flipped) > 1 else "item"
-    lines = [f"verdict flips: {total} {unit} in {len(flipped)} {items}, worst items first"]
-    for pair in flipped[:show]:
+    header = f"verdict flips: {total} {unit} in {len(flipped)} {items}, worst items first"
+    return first_shown(header, flipped, show, _pair_lines)
+
+
+def _pair_lines(pair: Pair) -> list[str]:
+    """An item's scores in the two runs, then each verdict that flipped."""
+    lines = [
+        f"  {item_label(pair)}  {pair.score_a:.2f} -> {pair.score_b:.2f} ({signed(pair.diff)})"
+    ]
+    for flip in pair.flips:
         lines.append(
-            f"  {item_label(pair)}  {pair.score_a:.2f} -> {pair.score_b:.2f} ({signed(pair.diff)})"
+            f"    {'lost  ' if flip.lost else 'gained'}  {_flipped(flip)}  "
+            f"P {flip.a.probability:.2f} -> {flip.b.probability:.2f}"
         )
-        for flip in pair.flips:
-            lines.append(
-                f"    {'lost  ' if flip.lost else 'gained'}  {_flipped(flip)}  "
-                f"P {flip.a.probability:.2f} -> {flip.b.probability:.2f}"
-            )
-    if len(flipped) > show:
-        lines.append(f"  ... and {len(flipped) - show} more items (all of them with --html FILE)")
     return lines
 
 

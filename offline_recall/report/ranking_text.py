@@ -4,7 +4,7 @@ model and scorer names) is printed escaped (see `printable`)."""
 from __future__ import annotations
 
 from ..printable import printable
-from .comparison_text import signed
+from .comparison_text import first_shown, mismatch_lines, models_text, signed
 from .ranking import Disagreement, RankedRun, Ranking
 from .stats import Interval
 
@@ -65,25 +65,16 @@ def table_lines(r: Ranking) -> list[str]:
 
 def summary_lines(r: Ranking) -> list[str]:
     """The scorer, the runs' models and prompts, and how the items were paired."""
-    lines: list[str] = []
-    if r.mismatch:
-        lines.append(
-            f"WARNING: the runs differ ({printable('; '.join(r.mismatch))}); "
-            "compared anyway (--allow-mismatch)"
-        )
-    lines.append(f"{printable(r.scorer_name)}: {len(r.runs)} runs ranked, best first")
+    lines = [
+        *mismatch_lines(r.mismatch),
+        f"{printable(r.scorer_name)}: {len(r.runs)} runs ranked, best first",
+    ]
     sides = {(run.models, run.prompts) for run in r.runs}
     if len(sides) == 1:
-        models, prompts = sides.pop()
-        lines.append(
-            f"every run: model {printable(', '.join(models)) or '-'}, "
-            f"prompt {printable(', '.join(prompts)) or '-'}"
-        )
+        lines.append(f"every run: {models_text(*sides.pop())}")
     else:
         lines += [
-            f"{printable(run.name)}: model {printable(', '.join(run.models)) or '-'}, "
-            f"prompt {printable(', '.join(run.prompts)) or '-'}"
-            for run in r.runs
+            f"{printable(run.name)}: {models_text(run.models, run.prompts)}" for run in r.runs
         ]
     left_out = [
         f"{n} {what}"
@@ -109,19 +100,19 @@ def disagreement_lines(r: Ranking, show: int) -> list[str]:
     found = r.disagreements
     if not found:
         return ["every run scores every item the same"]
-    lines = [
+    header = (
         f"items where the runs disagree most: {len(found)} of {r.compared} differ, "
         "largest spread first"
-    ]
-    for d in found[:show]:
+    )
+
+    def spread(d: Disagreement) -> list[str]:
         high, low = max(d.scores), min(d.scores)
-        lines.append(
+        return [
             f"  {printable(d.label)}  spread {d.spread:.2f}: "
             f"highest {high:.2f} {_runs_at(r, d, high)}, lowest {low:.2f} {_runs_at(r, d, low)}"
-        )
-    if len(found) > show:
-        lines.append(f"  ... and {len(found) - show} more items (all of them with --html FILE)")
-    return lines
+        ]
+
+    return first_shown(header, found, show, spread)
 
 
 def ranking_text(r: Ranking, show: int = 10) -> str:
