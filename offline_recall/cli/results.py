@@ -13,15 +13,15 @@ from ..engines.server import refused_credentials
 from ..printable import SHOWN, printable
 from ..report.comparison import Comparison, PairBy, compare_runs
 from ..report.comparison_text import comparison_text
-from ..runs.manifest import RunManifest
 from ..runs.results import ItemRecord, read_results
+from ..runs.run_manifest import RunManifest
 from ..runs.store import manifest_path, read_manifest, run_files
 from ..runs.verify import Contact, verify_run
 from ..scorer.registry import RECALL, SCORERS
 from ..urls import credentials_in
 from . import COMMANDS
 from .engine_log import engine_log_path, engine_messages, verbose_option
-from .options import parse_scorers
+from .options import file_option, number_option, parse_scorers
 from .progress import RunBar
 
 if TYPE_CHECKING:
@@ -212,10 +212,8 @@ def report(results: Path, out: Path) -> None:
     metavar="RUN_A RUN_B [RUN]...",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
 )
-@click.option(
+@file_option(
     "--html",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Also write the comparison as an HTML page.",
 )
 @click.option(
@@ -237,11 +235,10 @@ def report(results: Path, out: Path) -> None:
     show_default=True,
     help="Match items by id, by line, or by id when every run has unique shared ids.",
 )
-@click.option(
+@number_option(
     "--show",
-    type=click.IntRange(min=0),
+    at_least=0,
     default=10,
-    show_default=True,
     help="Items printed: those with flipped claims (two runs), or where the runs disagree most.",
 )
 @click.option(
@@ -254,11 +251,11 @@ def report(results: Path, out: Path) -> None:
     "BASELINE, one of the RUNs, by more than --margin with the interval of the difference "
     "excluding 0.",
 )
-@click.option(
+@number_option(
     "--margin",
-    type=click.FloatRange(min=0),
+    real=True,
+    at_least=0,
     default=0.0,
-    show_default=True,
     help="With --fail-if-worse: how far below the baseline's mean a run may fall.",
 )
 def compare(
@@ -315,10 +312,10 @@ def compare(
 
 @click.command(short_help=COMMANDS["verify"].help)
 @click.argument("run", type=click.Path(exists=True, path_type=Path))
-@click.option(
+@number_option(
     "--sample",
-    type=click.IntRange(min=1),
     default=None,
+    show_default=False,
     help="Re-score only this many rows, chosen at random with --seed [default: every row].",
 )
 @click.option(
@@ -328,9 +325,7 @@ def compare(
     show_default=True,
     help="Seed of the random choice of --sample rows (the same seed, the same rows).",
 )
-@click.option(
-    "--show", type=click.IntRange(min=0), default=5, show_default=True, help="Differences printed."
-)
+@number_option("--show", at_least=0, default=5, help="Differences printed.")
 @click.option(
     "--base-url",
     default=None,

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MissingExtraError
-from .manifest import RunManifest
 from .results import ItemRecord
+from .run_manifest import RunManifest
 from .spec import RunSpec
 from .summary import Summary
 

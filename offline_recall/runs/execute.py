@@ -17,9 +17,9 @@ from typing import Protocol
 from ..data.dataset import Dataset
 from ..data.destinations import refuse_linked_folders
 from ..scorer.results import Status
-from .manifest import InputSpec, RunIdentity, RunManifest, build_manifest
 from .resolve import ResolvedRun, resolve_recorded
 from .results import ItemRecord, OutputFormat, output_format
+from .run_manifest import InputSpec, RunIdentity, RunManifest, build_manifest
 from .spec import RunSpec
 from .store import manifest_path, write_manifest
 from .summary import Summary

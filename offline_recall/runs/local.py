@@ -12,9 +12,9 @@ from ..data.version import InputChanged
 from ..scorer.results import Progress, ScoreResult, ScorerInput
 from .claim_cache import ClaimCache
 from .execute import Say
-from .manifest import RunIdentity, RunManifest
 from .resolve import ResolvedRun
 from .results import ItemRecord, OutputFormat
+from .run_manifest import RunIdentity, RunManifest
 from .score import session
 from .session import Scoring
 from .store import RunStore

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from .claim_cache import ClaimCache
     from .execute import RunOutcome
     from .local import RunProgress
-    from .manifest import InputSpec
     from .ray_workers import RayOptions
     from .resolve import ResolvedRun
     from .results import ItemRecord
+    from .run_manifest import InputSpec
 
 Progress = Callable[[int, int], AbstractContextManager[Any]]
 """A progress display: made with the run's total rows and the rows held from before, and
@@ -208,7 +208,7 @@ class RunPlan:
         from .claim_cache import ClaimCache
         from .execute import run_dataset
         from .local import LocalRunner
-        from .manifest import InputSpec
+        from .run_manifest import InputSpec
         from .store import RunStore
 
         o, dataset, path = self.options, self.dataset, self.store

@@ -13,10 +13,10 @@ from ..data.shards import Shard, ShardPlan, plan_shards
 from ..data.version import InputChanged, check_unchanged
 from ..engines import engine_kind
 from .execute import Say
-from .manifest import RunIdentity, RunManifest
 from .ray_workers import RayOptions, require_ray, score_shards
 from .resolve import ResolvedRun
 from .results import ItemRecord, OutputFormat
+from .run_manifest import RunIdentity, RunManifest
 from .shard_folder import ShardFolder
 from .summary import Summary
 

@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..data.destinations import check_own_folder, json_file
 from ..errors import ConfigurationError
-from .manifest import RunIdentity, RunManifest
 from .results import ItemRecord, OutputFormat
+from .run_manifest import RunIdentity, RunManifest
 from .store import read_manifest, write_manifest, write_records
 from .summary import Summary, Tally
 

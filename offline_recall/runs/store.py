@@ -30,8 +30,8 @@ from pydantic import ValidationError
 from ..data.destinations import replaced_whole, written_whole
 from ..errors import ConfigurationError, DatasetError
 from .lock import StoreLock, lock_path
-from .manifest import RunIdentity, RunManifest
 from .results import ItemRecord, OutputFormat, open_writer
+from .run_manifest import RunIdentity, RunManifest
 from .summary import Summary, Tally
 
 _SCHEMA = """

@@ -17,8 +17,8 @@ from ..scorer.registry import reads_context
 from ..urls import shown_url
 from .differences import installed_versions
 from .local import RunProgress, score_window
-from .manifest import RunManifest
 from .results import ItemRecord, as_json_line, read_results
+from .run_manifest import RunManifest
 from .score import session
 from .shard_folder import ShardFolder
 from .spec import EngineSpec, RunSpec

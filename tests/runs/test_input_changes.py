@@ -195,10 +195,10 @@ def test_a_ray_run_whose_input_changed_fails_and_its_shards_are_not_resumed(
     from offline_recall.errors import ConfigurationError
     from offline_recall.runs import ray_shards
     from offline_recall.runs.execute import run_dataset
-    from offline_recall.runs.manifest import InputSpec
     from offline_recall.runs.ray_shards import ShardRunner
     from offline_recall.runs.ray_workers import RayOptions
     from offline_recall.runs.resolve import resolve_run
+    from offline_recall.runs.run_manifest import InputSpec
     from offline_recall.runs.shard_folder import ShardFolder
 
     data = _write(tmp_path / "data.jsonl")

@@ -14,9 +14,9 @@ from offline_recall.cli import main
 from offline_recall.data.dataset import Dataset, open_dataset
 from offline_recall.runs.execute import ResultStore, Say, run_dataset
 from offline_recall.runs.local import LocalRunner, RunProgress
-from offline_recall.runs.manifest import InputSpec, RunIdentity, RunManifest
 from offline_recall.runs.resolve import ResolvedRun, resolve_spec
 from offline_recall.runs.results import ItemRecord, OutputFormat
+from offline_recall.runs.run_manifest import InputSpec, RunIdentity, RunManifest
 from offline_recall.runs.spec import RunSpec
 from offline_recall.runs.store import RunStore, default_store_path, manifest_path
 from offline_recall.runs.summary import Summary
