@@ -82,11 +82,41 @@ class RunSide(Frozen):
     prompts: tuple[str, ...]
 
 
-class Comparison(Frozen):
+class OneScorer(Frozen):
+    """Results of one scorer, and the words its registry entry gives them (an unregistered
+    scorer's: its id, and plain words)."""
+
+    scorer: str
+
+    @property
+    def scorer_name(self) -> str:
+        """The scorer's name ("Context Recall Scorer"), or its id when it is not registered."""
+        kind = SCORERS.get(self.scorer)
+        return self.scorer if kind is None else kind.name
+
+    @property
+    def measure(self) -> str:
+        """What the scorer's score measures ("recall")."""
+        kind = SCORERS.get(self.scorer)
+        return "score" if kind is None else kind.measure
+
+    @property
+    def positive(self) -> str:
+        """What a positive verdict is called ("supported", "relevant")."""
+        kind = SCORERS.get(self.scorer)
+        return "positive" if kind is None else kind.positive
+
+    @property
+    def unit(self) -> str:
+        """What the scorer's verdicts judge, plural: claims for recall, chunks for precision."""
+        kind = SCORERS.get(self.scorer)
+        return "verdicts" if kind is None else kind.unit
+
+
+class Comparison(OneScorer):
     """One scorer's results of run B against run A on their paired items; a positive
     difference means B scores higher."""
 
-    scorer: str
     a: RunSide
     b: RunSide
     paired_by: PairBy
@@ -111,18 +141,6 @@ class Comparison(Frozen):
     """Items scored in both runs, worst first: the largest drop from A to B leads."""
     mismatch: tuple[str, ...]
     """How the runs' specs differ (model, engine, scale, prompts, profiles); empty if not."""
-
-    @property
-    def scorer_name(self) -> str:
-        """The scorer's name ("Context Recall Scorer"), or its id when it is not registered."""
-        kind = SCORERS.get(self.scorer)
-        return self.scorer if kind is None else kind.name
-
-    @property
-    def positive(self) -> str:
-        """What a positive verdict is called ("supported", "relevant")."""
-        kind = SCORERS.get(self.scorer)
-        return "positive" if kind is None else kind.positive
 
     @property
     def compared(self) -> int:

@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..printable import SHOWN, clipped, printable
-from ..scorer.registry import SCORERS
 from .comparison import Comparison, Flip, Pair
 
 LABEL = 15
@@ -62,17 +61,6 @@ def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
-def _measure(c: Comparison) -> str:
-    kind = SCORERS.get(c.scorer)
-    return kind.measure if kind is not None else "score"
-
-
-def _unit(c: Comparison) -> str:
-    """What the scorer's verdicts judge, plural: claims for recall, chunks for precision."""
-    kind = SCORERS.get(c.scorer)
-    return kind.unit if kind is not None else "verdicts"
-
-
 def summary_lines(c: Comparison) -> list[str]:
     """The runs, how they were paired, the means, the difference and its uncertainty."""
     lines = [*mismatch_lines(c.mismatch), f"{printable(c.scorer_name)}: B against A"]
@@ -83,7 +71,7 @@ def summary_lines(c: Comparison) -> list[str]:
         )
     unpaired = f", {c.only_a} only in A, {c.only_b} only in B" if c.only_a or c.only_b else ""
     not_scored = f", {c.not_scored_text}" if c.not_scored else ""
-    mean = f"mean {_measure(c)}"
+    mean = f"mean {c.measure}"
     width = max(LABEL, len(mean) + 1)
     lines += [
         f"paired by {c.paired_by}: {c.paired} pairs{unpaired}{not_scored}; {c.compared} compared",
@@ -133,7 +121,7 @@ def flip_lines(c: Comparison, show: int) -> list[str]:
     total = sum(len(p.flips) for p in flipped)
     if not flipped:
         return ["no verdict flipped between the runs"]
-    unit = _unit(c) if total > 1 else _unit(c).removesuffix("s")
+    unit = c.unit if total > 1 else c.unit.removesuffix("s")
     items = "items" if len(flipped) > 1 else "item"
     header = f"verdict flips: {total} {unit} in {len(flipped)} {items}, worst items first"
     return first_shown(header, flipped, show, _pair_lines)

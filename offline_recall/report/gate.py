@@ -3,17 +3,14 @@ a margin, with the interval of the difference excluding 0."""
 
 from __future__ import annotations
 
-from ..frozen import Frozen
-from ..scorer.registry import SCORERS
-from .comparison import Comparison
+from .comparison import Comparison, OneScorer
 from .comparison_text import signed
 from .stats import Interval
 
 
-class Regression(Frozen):
+class Regression(OneScorer):
     """A run whose mean is below the baseline's by more than the margin, significantly."""
 
-    scorer: str
     run: str
     baseline: str
     diff: float
@@ -23,10 +20,8 @@ class Regression(Frozen):
 
     def line(self) -> str:
         """The one line `compare` prints for it."""
-        kind = SCORERS.get(self.scorer)
-        measure = "score" if kind is None else kind.measure
         return (
-            f"{self.run}: {measure} is {-self.diff:.4f} below {self.baseline}'s "
+            f"{self.run}: {self.measure} is {-self.diff:.4f} below {self.baseline}'s "
             f"(more than the margin {self.margin:g}): difference {signed(self.diff)}, "
             f"{self.interval.level:.0%} CI [{signed(self.interval.low)}, "
             f"{signed(self.interval.high)}]"

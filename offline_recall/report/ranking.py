@@ -9,8 +9,7 @@ from typing import Any
 from ..errors import DatasetError
 from ..frozen import Frozen
 from ..runs.results import ItemRecord
-from ..scorer.registry import SCORERS
-from .comparison import TIE, PairBy, _ids_usable, _key, record_mismatch
+from .comparison import TIE, OneScorer, PairBy, _ids_usable, _key, record_mismatch
 from .stats import Interval, bootstrap_mean, holm, sign_test
 
 
@@ -65,10 +64,9 @@ class Disagreement(Frozen):
         return max(self.scores) - min(self.scores)
 
 
-class Ranking(Frozen):
+class Ranking(OneScorer):
     """One scorer's results of several runs on the items they share, best run first."""
 
-    scorer: str
     paired_by: PairBy
     runs: tuple[RankedRun, ...]
     in_all: int
@@ -108,16 +106,6 @@ class Ranking(Frozen):
         low, high = min(ends), max(ends)
         room = max((high - low) * 0.08, 0.02)
         return low - room, high + room
-
-    @property
-    def scorer_name(self) -> str:
-        kind = SCORERS.get(self.scorer)
-        return self.scorer if kind is None else kind.name
-
-    @property
-    def measure(self) -> str:
-        kind = SCORERS.get(self.scorer)
-        return "score" if kind is None else kind.measure
 
     @property
     def disagreements(self) -> list[Disagreement]:
