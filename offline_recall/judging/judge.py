@@ -39,12 +39,16 @@ class Question(Generic[S]):
     no: str
 
 
-class Assessment(NamedTuple):
+class PairVerdict(NamedTuple):
     """A pair judged: the profile's probability that it holds, and the model's own P(yes)
     when the profile asked the model."""
 
     probability: float
     model_p_yes: float | None
+
+
+Assessment = PairVerdict
+"""PairVerdict's former name, kept for scorers written against it."""
 
 
 def model_pairs(pairs: Sequence[Pair[S]], evidence_sentences: int | None) -> list[Pair[S]]:
@@ -105,7 +109,7 @@ class Judge(Generic[S]):
 
     def assess(
         self, pairs: Sequence[Pair[S]], *, done: Done | None = None
-    ) -> list[Assessment | Failed]:
+    ) -> list[PairVerdict | Failed]:
         """Each pair's probability under the profile (and the model's P(yes) if asked: a
         pair whose chunk states its claim word for word is not asked where the profile says
         so, see `JudgeProfile.stated_p_yes`). `done` is told as pairs are judged: the
@@ -129,7 +133,7 @@ class Judge(Generic[S]):
         # measures while the model works is the model's, not inflated by pairs that took none.
         if done is not None and len(asked) < len(pairs):
             done(len(pairs) - len(asked))
-        found: list[Assessment | Failed] = []
+        found: list[PairVerdict | Failed] = []
         for i, ((_, statement), v) in enumerate(zip(pairs, values, strict=True)):
             p_yes = answers.get(i)
             if isinstance(p_yes, Failed):
@@ -138,5 +142,5 @@ class Judge(Generic[S]):
             if p_yes is not None:
                 v[MODEL_SIGNAL] = p_yes
             probability = profile.probability_of(str(statement), v)
-            found.append(Assessment(round(probability, DECIMALS), p_yes))
+            found.append(PairVerdict(round(probability, DECIMALS), p_yes))
         return found

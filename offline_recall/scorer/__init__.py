@@ -28,7 +28,7 @@ from ..imported import lazy_names
 
 if TYPE_CHECKING:
     from ..engines.base import Prompt
-    from ..judging.judge import Assessment, Pair, Question
+    from ..judging.judge import Pair, PairVerdict, Question
     from ..text import split_sentences
     from .chunks import ChunkItem, ChunkScorer, ChunkUnit
     from .claims import ClaimItem, ClaimScorer, ClaimUnit, ClaimVerdict
@@ -69,7 +69,8 @@ _MODULES: dict[str, str] = {
     "VersionedPrompts": "offline_recall.scorer.prompts",
     "YesNoPrompt": "offline_recall.scorer.prompts",
     "Question": "offline_recall.judging.judge",
-    "Assessment": "offline_recall.judging.judge",
+    "PairVerdict": "offline_recall.judging.judge",
+    "Assessment": "offline_recall.judging.judge",  # PairVerdict's former name
     "Pair": "offline_recall.judging.judge",
     # building and finding scorers
     "create_scorer": "offline_recall.scorer.construction",
@@ -82,7 +83,6 @@ __getattr__, __dir__ = lazy_names(globals(), _MODULES)
 
 __all__ = [
     "SCORERS",
-    "Assessment",
     "ChunkItem",
     "ChunkScorer",
     "ChunkUnit",
@@ -93,6 +93,7 @@ __all__ = [
     "ContextOptions",
     "Judgment",
     "Pair",
+    "PairVerdict",
     "Pipeline",
     "Prompt",
     "Question",

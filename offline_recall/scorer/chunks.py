@@ -12,7 +12,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from ..judging.judge import Assessment, Pair
+from ..judging.judge import Pair, PairVerdict
 from ..text import pack
 from .pipeline import Pipeline
 from .results import ScoreResult
@@ -74,8 +74,8 @@ class ChunkScorer(Pipeline[ChunkItem[S], ChunkUnit[S], R], Generic[S, R]):
 
     @staticmethod
     def best_pieces(
-        item: ChunkItem[S], assessed: Mapping[Pair[S], Assessment]
-    ) -> list[Assessment | None]:
+        item: ChunkItem[S], assessed: Mapping[Pair[S], PairVerdict]
+    ) -> list[PairVerdict | None]:
         """Each chunk's best-judged piece, in retrieved order; None for a blank chunk."""
         return [
             max(

@@ -23,7 +23,7 @@ from typing import Any, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Unpack
 from .._version import __version__
 from ..engines import Engine, Failed
 from ..errors import ConfigurationError, OfflineRecallError
-from ..judging.judge import Assessment, Judge, Pair, Question
+from ..judging.judge import Judge, Pair, PairVerdict, Question
 from . import prompts as prompting
 from .declaration import READS, ScorerDefinition, read_name
 from .guard import Guard, StepFailed, step_seconds
@@ -114,7 +114,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         if self.asks_model():  # a scorer that asks no model has no judge, and no question
             self.judge = self._made_judge()
         # Identical pairs are sent to the judge once.
-        self._verdicts: Memo[Pair[Any], Assessment | Failed] = Memo(VERDICTS_REMEMBERED)
+        self._verdicts: Memo[Pair[Any], PairVerdict | Failed] = Memo(VERDICTS_REMEMBERED)
 
     judge: Judge[Any]
     """The judge of the units (a scorer that asks no model has none)."""
@@ -142,7 +142,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
         """The item's judged units, in the order they are sent to the judge."""
         raise NotImplementedError
 
-    def aggregate(self, item: T, assessed: Mapping[Pair[Any], Assessment]) -> R:
+    def aggregate(self, item: T, assessed: Mapping[Pair[Any], PairVerdict]) -> R:
         """The item's result from its units' verdicts (every one of them judged)."""
         raise NotImplementedError
 
@@ -217,7 +217,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
     def scale(self) -> float:
         return self.setup.scale or 1.0
 
-    def assess(self, pairs: Sequence[Pair[Any]]) -> list[Assessment | Failed]:
+    def assess(self, pairs: Sequence[Pair[Any]]) -> list[PairVerdict | Failed]:
         """Each (evidence, statement) pair judged exactly as the scorer judges it."""
         found = self._verdicts.lookup(list(dict.fromkeys(pairs)), self.judge.assess)
         return [found[pair] for pair in pairs]
@@ -394,7 +394,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
                 units[i] = found
         pairs = list(dict.fromkeys(pair for found in units.values() for pair in found))
 
-        def judge(pending: list[Pair[Any]]) -> list[Assessment | Failed]:
+        def judge(pending: list[Pair[Any]]) -> list[PairVerdict | Failed]:
             done = stage(progress, self.judged, len(pending))
             return guard.stage("the judge", lambda: self.judge.assess(pending, done=done))
 
@@ -418,7 +418,7 @@ class Pipeline(ScorerDefinition, Generic[T, U, R]):
             if failed is not None:
                 results.append(self.error_result(failed.message, transient=failed.transient))
             else:
-                judged = {k: a for k, a in own.items() if isinstance(a, Assessment)}
+                judged = {k: a for k, a in own.items() if isinstance(a, PairVerdict)}
                 results.append(self._step(guard, "aggregate()", self.aggregate, item, judged))
         return results
 

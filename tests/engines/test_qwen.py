@@ -26,7 +26,7 @@ from offline_recall import (
 from offline_recall.engines.chat import ChatTemplate
 from offline_recall.engines.weights import WeightsState, model_dir, weights_state
 from offline_recall.judging.behaviour import Case, cases
-from offline_recall.judging.judge import Assessment, Judge, signal_values
+from offline_recall.judging.judge import Judge, PairVerdict, signal_values
 from offline_recall.judging.profile import MODEL_SIGNAL, threshold_profile
 from offline_recall.judging.signals import words_of
 from offline_recall.metrics.recall import ID as RECALL
@@ -203,5 +203,5 @@ def test_a_claim_its_chunk_states_word_for_word_is_not_asked(qwen: Engine) -> No
     other = (ENGLISH, "The committee rejected the budget.")
     profile = threshold_profile(0.5, stated_p_yes=0.92)
     found = Judge(qwen, question, profile).assess([stated, other])
-    assert found[0] == Assessment(0.92, None)
-    assert found[1] == Assessment(_p_yes(qwen, [other])[0], _p_yes(qwen, [other])[0])
+    assert found[0] == PairVerdict(0.92, None)
+    assert found[1] == PairVerdict(_p_yes(qwen, [other])[0], _p_yes(qwen, [other])[0])

@@ -19,7 +19,7 @@ from offline_recall import ContextRecallOptions, create_context_recall_scorer
 from offline_recall.engines.fake import FakeEngine
 from offline_recall.errors import ModelError
 from offline_recall.judging.behaviour import KINDS, READING_TARGET, UNRELATED, card_of, cases
-from offline_recall.judging.judge import Assessment, Judge
+from offline_recall.judging.judge import Judge, PairVerdict
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.profile import (
     OPPOSING,
@@ -66,8 +66,8 @@ def _decisions(profile: JudgeProfile) -> list[bool]:
         question.prompt(*pair).fields: recorded[case_key(*pair)] for pair in pairs if recorded
     }
     found = Judge(FakeEngine(p_yes=answers), question, profile).assess(pairs)
-    assert all(isinstance(f, Assessment) for f in found)
-    return [f.probability >= profile.threshold for f in found if isinstance(f, Assessment)]
+    assert all(isinstance(f, PairVerdict) for f in found)
+    return [f.probability >= profile.threshold for f in found if isinstance(f, PairVerdict)]
 
 
 def test_the_cases_cover_every_kind_in_english_and_korean() -> None:

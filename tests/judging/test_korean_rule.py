@@ -10,7 +10,7 @@ import pytest
 
 from offline_recall import ContextRecallOptions, FakeEngine, create_context_recall_scorer
 from offline_recall.errors import DatasetError
-from offline_recall.judging.judge import DECIMALS, Assessment, Judge, signal_values
+from offline_recall.judging.judge import DECIMALS, Judge, PairVerdict, signal_values
 from offline_recall.judging.labelled import LabelledPair
 from offline_recall.judging.profile import (
     MODEL_SIGNAL,
@@ -141,9 +141,9 @@ def test_the_judge_applies_the_rule_of_each_claims_script() -> None:
     values = signal_values(FakeEngine(), question, pairs, evidence_sentences=3)
     found = Judge(FakeEngine(), question, profile).assess(pairs)
     for (_, claim), value, assessment in zip(pairs, values, found, strict=True):
-        assert isinstance(value, dict) and isinstance(assessment, Assessment)
+        assert isinstance(value, dict) and isinstance(assessment, PairVerdict)
         expected = round(profile.rule_for(claim).probability(value), DECIMALS)
         assert assessment.probability == expected
     korean = found[1]
-    assert isinstance(korean, Assessment)
+    assert isinstance(korean, PairVerdict)
     assert korean.probability != round(profile.probability(values[1]), DECIMALS)  # type: ignore[arg-type]

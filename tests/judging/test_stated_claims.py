@@ -10,7 +10,7 @@ import pytest
 from offline_recall import ContextRecallOptions, create_context_recall_scorer
 from offline_recall.cli.summary import profile_line
 from offline_recall.engines.fake import FakeEngine
-from offline_recall.judging.judge import Assessment, Judge, Question
+from offline_recall.judging.judge import Judge, PairVerdict, Question
 from offline_recall.judging.profile import (
     JudgeProfile,
     ProfileOrigin,
@@ -68,8 +68,8 @@ def test_the_model_is_asked_only_about_pairs_the_chunk_does_not_state() -> None:
     found = Judge(engine, _question(), profile).assess(
         [(CHUNK, said), (CHUNK, other)], done=lambda n: done.append(n)
     )
-    assert found[0] == Assessment(0.95, None)  # decided by the rule, the model not asked
-    assert isinstance(found[1], Assessment) and found[1].model_p_yes is not None
+    assert found[0] == PairVerdict(0.95, None)  # decided by the rule, the model not asked
+    assert isinstance(found[1], PairVerdict) and found[1].model_p_yes is not None
     assert found[1].probability == found[1].model_p_yes
     assert [len(call) for call in engine.answer_calls] == [1]
     assert other in engine.answer_calls[0][0] and sum(done) == 2
@@ -94,7 +94,7 @@ def test_without_stated_p_yes_every_pair_is_asked() -> None:
     engine = FakeEngine()
     pairs = [(CHUNK, "The Eiffel Tower was completed in 1889."), (CHUNK, "It is 330 metres tall.")]
     found = Judge(engine, _question(), threshold_profile(0.5)).assess(pairs)
-    assert all(isinstance(f, Assessment) and f.model_p_yes is not None for f in found)
+    assert all(isinstance(f, PairVerdict) and f.model_p_yes is not None for f in found)
     assert [len(call) for call in engine.answer_calls] == [2]
 
 
@@ -112,7 +112,7 @@ def test_a_rule_without_the_model_never_asks_it() -> None:
         stated_p_yes=0.9,
     )
     found = Judge(engine, _question(), lexical).assess([(CHUNK, "It stands in Paris.")])
-    assert isinstance(found[0], Assessment) and found[0].model_p_yes is None
+    assert isinstance(found[0], PairVerdict) and found[0].model_p_yes is None
     assert engine.answer_calls == []
 
 

@@ -12,7 +12,7 @@ from offline_recall import ContextRecallOptions, create_context_recall_scorer
 from offline_recall.cli.summary import profile_line
 from offline_recall.engines.fake import FakeEngine
 from offline_recall.engines.manifests import Veto, load_manifest
-from offline_recall.judging.judge import Assessment, Judge, Question
+from offline_recall.judging.judge import Judge, PairVerdict, Question
 from offline_recall.judging.profile import (
     JudgeProfile,
     ProfileOrigin,
@@ -82,8 +82,8 @@ def test_a_vetoed_pair_is_unsupported_without_asking_the_model() -> None:
     off = "The Eiffel Tower was completed in 1899."
     said = "The tower in Paris was finished in 1889."
     found = Judge(engine, _question(), profile).assess([(CHUNK, off), (CHUNK, said)])
-    assert found[0] == Assessment(0.0, None)
-    assert isinstance(found[1], Assessment) and found[1].model_p_yes is not None
+    assert found[0] == PairVerdict(0.0, None)
+    assert isinstance(found[1], PairVerdict) and found[1].model_p_yes is not None
     assert [len(call) for call in engine.answer_calls] == [1]
     assert said in engine.answer_calls[0][0]
 
@@ -93,7 +93,7 @@ def test_without_vetoes_the_model_decides_a_contradicted_number() -> None:
     found = Judge(engine, _question(), threshold_profile(0.5)).assess(
         [(CHUNK, "The Eiffel Tower was completed in 1899.")]
     )
-    assert isinstance(found[0], Assessment) and found[0].model_p_yes is not None
+    assert isinstance(found[0], PairVerdict) and found[0].model_p_yes is not None
 
 
 def test_vetoes_are_part_of_the_rule_and_absent_when_unset() -> None:

@@ -10,7 +10,7 @@ import pytest
 from offline_recall import ContextRecallOptions, create_context_recall_scorer, load_manifest
 from offline_recall.engines.fake import FakeEngine
 from offline_recall.judging.behaviour import UNRELATED, cases
-from offline_recall.judging.judge import Assessment, Judge
+from offline_recall.judging.judge import Judge, PairVerdict
 from offline_recall.judging.profile import threshold_profile
 
 from ..conftest import case_key, recorded_p_yes
@@ -37,7 +37,7 @@ def _unrelated_row(model: str) -> str:
         answers = {question.prompt(*pair).fields: p for pair, p in zip(pairs, p_yes, strict=True)}
         found = Judge(FakeEngine(p_yes=answers), question, profile).assess(pairs)
         right = sum(
-            isinstance(f, Assessment) and (f.probability >= manifest.threshold) == c.supported
+            isinstance(f, PairVerdict) and (f.probability >= manifest.threshold) == c.supported
             for f, c in zip(found, chosen, strict=True)
         )
         cells["right"].append(f"{right}/{len(chosen)}")

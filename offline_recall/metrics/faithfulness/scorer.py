@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from ...judging.judge import Assessment, Pair
+from ...judging.judge import Pair, PairVerdict
 from ...scorer.claims import ClaimItem, ClaimScorer, ClaimsResult
 from ...scorer.inputs import ContextOptions, answer_text
 from ...scorer.results import ScorerInput, Status
@@ -100,7 +100,7 @@ class FaithfulnessScorer(ClaimScorer[FaithfulnessResult]):
         return AnswerItem(**{f.name: getattr(item, f.name) for f in fields(item)}, set_aside=aside)
 
     def aggregate(
-        self, item: ClaimItem, assessed: Mapping[Pair[str], Assessment]
+        self, item: ClaimItem, assessed: Mapping[Pair[str], PairVerdict]
     ) -> FaithfulnessResult:
         result = super().aggregate(item, assessed)
         if not isinstance(item, AnswerItem):

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, ClassVar
 
-from ...judging.judge import Assessment, Pair, Question
+from ...judging.judge import Pair, PairVerdict, Question
 from ...scorer.chunks import ChunkItem, ChunkScorer
 from ...scorer.inputs import (
     ContextOptions,
@@ -86,14 +86,14 @@ class ContextPrecisionScorer(ChunkScorer[Target, PrecisionResult]):
         return self.chunk_item(Target(question_text(run.input), answer), chunks)
 
     def aggregate(
-        self, item: ChunkItem[Target], assessed: Mapping[Pair[Target], Assessment]
+        self, item: ChunkItem[Target], assessed: Mapping[Pair[Target], PairVerdict]
     ) -> PrecisionResult:
         best = self.best_pieces(item, assessed)
         verdicts = [self._verdict(index, found) for index, found in enumerate(best)]
         score = precision_score(verdicts, self.scale)
         return self.result(score, explain(verdicts, score), Status.OK, verdicts=tuple(verdicts))
 
-    def _verdict(self, index: int, best: Assessment | None) -> ChunkVerdict:
+    def _verdict(self, index: int, best: PairVerdict | None) -> ChunkVerdict:
         """A chunk's best piece decides; a blank chunk is judged irrelevant without asking."""
         if best is None:
             return ChunkVerdict(chunk_index=index, relevant=False, probability=0.0)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...engines import Engine, Failed
 from ...engines.base import Done
-from ...judging.judge import DECIMALS, Assessment, Judge, Pair, Question, model_pairs
+from ...judging.judge import DECIMALS, Judge, Pair, PairVerdict, Question, model_pairs
 from ...judging.profile import MODEL_SIGNAL, JudgeProfile
 from ...judging.signals import LEXICAL_SIGNALS, lexical_signals
 from ...scorer.chunks import ChunkItem, ChunkScorer
@@ -52,7 +52,7 @@ class LevelJudge(Judge[Target]):
 
     def assess(
         self, pairs: Sequence[Pair[Target]], *, done: Done | None = None
-    ) -> list[Assessment | Failed]:
+    ) -> list[PairVerdict | Failed]:
         profile = self.profile
         lexical = any(s in LEXICAL_SIGNALS for s in profile.signals)
         values: list[dict[str, float] | Failed] = [
@@ -75,7 +75,7 @@ class LevelJudge(Judge[Target]):
         return [
             v
             if isinstance(v, Failed)
-            else Assessment(round(profile.probability(v), DECIMALS), v.get(MODEL_SIGNAL))
+            else PairVerdict(round(profile.probability(v), DECIMALS), v.get(MODEL_SIGNAL))
             for v in values
         ]
 
@@ -145,7 +145,7 @@ class ContextRelevanceScorer(ChunkScorer[Target, RelevanceResult]):
         return self.chunk_item(Target(question_text(run.input), answer_text(run.output)), chunks)
 
     def aggregate(
-        self, item: ChunkItem[Target], assessed: Mapping[Pair[Target], Assessment]
+        self, item: ChunkItem[Target], assessed: Mapping[Pair[Target], PairVerdict]
     ) -> RelevanceResult:
         best = self.best_pieces(item, assessed)
         verdicts = [self._verdict(index, item, found) for index, found in enumerate(best)]
@@ -164,7 +164,7 @@ class ContextRelevanceScorer(ChunkScorer[Target, RelevanceResult]):
         )
 
     def _verdict(
-        self, index: int, item: ChunkItem[Target], best: Assessment | None
+        self, index: int, item: ChunkItem[Target], best: PairVerdict | None
     ) -> ChunkRelevance:
         """A chunk's best piece decides; a blank chunk is irrelevant without asking."""
         rules = self.prompts.rules

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ...engines import Failed
-from ...judging.judge import Assessment, Pair, Question
+from ...judging.judge import Pair, PairVerdict, Question
 from ...text import pack
 from ..inputs import Chunk, resolve_context
 from ..pipeline import Pipeline
@@ -171,12 +171,12 @@ class ClaimScorer(Pipeline[ClaimItem, ClaimUnit, R], Generic[R]):
     def units(self, item: ClaimItem) -> list[ClaimUnit]:
         return [ClaimUnit(chunk, claim) for chunk in item.chunks for claim in item.claims]
 
-    def aggregate(self, item: ClaimItem, assessed: Mapping[Pair[str], Assessment]) -> R:
+    def aggregate(self, item: ClaimItem, assessed: Mapping[Pair[str], PairVerdict]) -> R:
         verdicts = [self._verdict(c, item.chunks, assessed) for c in item.claims]
         return self.conclude(verdicts) if verdicts else self.no_claims()
 
     def _verdict(
-        self, claim: str, chunks: list[Chunk], assessed: Mapping[Pair[str], Assessment]
+        self, claim: str, chunks: list[Chunk], assessed: Mapping[Pair[str], PairVerdict]
     ) -> ClaimVerdict:
         """The claim's best chunk decides: supported if its probability clears the threshold."""
         scored = [(chunk, assessed[(chunk.text, claim)]) for chunk in chunks]
