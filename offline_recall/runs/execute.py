@@ -31,7 +31,7 @@ FIRST_FAILED = 5
 """Failed rows a run returns for the summary to show; the others are in the results."""
 
 
-class ResultStore(Protocol):
+class RecordStore(Protocol):
     """Where a run's records are committed as they are scored, and read back from."""
 
     def claim(self, identity: RunIdentity, manifest: RunManifest, dataset: Dataset) -> None:
@@ -102,7 +102,7 @@ def run_dataset(
     spec: RunSpec | ResolvedRun,
     dataset: Dataset,
     given: InputSpec,
-    store: ResultStore,
+    store: RecordStore,
     out: Path | None = None,
     *,
     keep_records: bool = False,

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import pandas
 
     from ..judging.profile import JudgeProfile
-    from ..scorer.pipeline import ClaimStore
+    from ..scorer.pipeline import ClaimCacheLike
     from .claim_cache import ClaimCache
     from .ray_workers import RayOptions
     from .resolve import ResolvedRun
@@ -166,7 +166,7 @@ def resolve(
     )
 
 
-def session(run: ResolvedRun | RunSpec, *, claim_cache: ClaimStore | None = None) -> Scoring:
+def session(run: ResolvedRun | RunSpec, *, claim_cache: ClaimCacheLike | None = None) -> Scoring:
     """A run's engines started and its scorers built on them, for items scored a batch at a
     time (`session.scorers[id].run_many(items)`), as `score` scores each window of a dataset.
     Close it when done.

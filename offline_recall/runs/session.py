@@ -15,7 +15,7 @@ from ..scorer.results import Scorer
 from .resolve import ResolvedRun
 
 if TYPE_CHECKING:
-    from ..scorer.pipeline import ClaimStore
+    from ..scorer.pipeline import ClaimCacheLike
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Scoring:
     judge: Engine | None = None
 
     @classmethod
-    def start(cls, run: ResolvedRun, *, claim_cache: ClaimStore | None = None) -> Scoring:
+    def start(cls, run: ResolvedRun, *, claim_cache: ClaimCacheLike | None = None) -> Scoring:
         """`run`'s engines started from what it resolved (no manifest read, no server asked
         again) and its scorers built on them; claims are kept in `claim_cache` if given.
         When no scorer of the run asks the model, it is started only if a scorer asks it after
@@ -53,7 +53,7 @@ class Scoring:
         run: ResolvedRun,
         engine: Engine,
         *,
-        claim_cache: ClaimStore | None = None,
+        claim_cache: ClaimCacheLike | None = None,
         judge: Engine | None = None,
     ) -> Scoring:
         """`run`'s scorers on engines already running (each must report the spec's

@@ -20,7 +20,7 @@ from .builtins import BUILTINS, creator_name
 from .declaration import ScorerDefinition
 from .inputs import ScorerOptions
 from .judge_setup import resolve_setup
-from .pipeline import Built, ClaimStore, Pipeline
+from .pipeline import Built, ClaimCacheLike, Pipeline
 from .results import ScorerSetup
 
 P = TypeVar("P", bound=Pipeline[Any, Any, Any])
@@ -47,7 +47,7 @@ class EngineChoices(TypedDict, total=False):
 class ClaimChoices(EngineChoices, total=False):
     """`EngineChoices`, and what a scorer on claims takes besides."""
 
-    claim_cache: ClaimStore | None
+    claim_cache: ClaimCacheLike | None
     """Keeps extracted claims across runs (one cache can serve recall and faithfulness)."""
     judge: str | ModelManifest | None
     """A second pinned model (a fine-tuned verifier) that judges the claims while `model`
@@ -90,7 +90,7 @@ def create_scorer(
     *,
     engine: str = AUTO,
     engine_options: dict[str, Any] | None = None,
-    claim_cache: ClaimStore | None = None,
+    claim_cache: ClaimCacheLike | None = None,
     profile: JudgeProfile | None = None,
     prompt_version: str | None = None,
     judge: str | ModelManifest | None = None,

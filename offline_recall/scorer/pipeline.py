@@ -38,7 +38,7 @@ NO_MODEL = "none"
 """The model fingerprint of a result whose scorer asks no model."""
 
 
-class ClaimStore(Protocol):
+class ClaimCacheLike(Protocol):
     """Claims kept across runs, keyed by model fingerprint, prompt version and text."""
 
     def get(
@@ -66,7 +66,7 @@ PS = TypeVar("PS", bound=prompting.VersionedPrompts)
 class Built(TypedDict, total=False):
     """What a scorer is built with besides its engine, options and setup, by keyword."""
 
-    claim_cache: ClaimStore | None
+    claim_cache: ClaimCacheLike | None
     """Claims kept across runs, for a scorer that extracts them."""
     judge: Engine | None
     """A second model (a fine-tuned verifier) that judges the units; else the engine judges."""

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from offline_recall.cli import main
 from offline_recall.data.dataset import Dataset, open_dataset
-from offline_recall.runs.execute import ResultStore, Say, run_dataset
+from offline_recall.runs.execute import RecordStore, Say, run_dataset
 from offline_recall.runs.local import LocalRunner, RunProgress
 from offline_recall.runs.resolve import ResolvedRun, resolve_spec
 from offline_recall.runs.results import ItemRecord, OutputFormat
@@ -131,7 +131,7 @@ def test_the_run_claims_resumes_scores_and_writes_in_that_order(tmp_path: Path) 
     store = Recording(held=3)
     said: list[str] = []
     out = tmp_path / "r.parquet"
-    typed: ResultStore = store
+    typed: RecordStore = store
     run_dataset(
         fake_spec(), open_dataset(EXAMPLE), InputSpec.of(EXAMPLE), typed, out, say=said.append
     )

@@ -7,7 +7,7 @@ The claim machinery is the kit's claims family (`scorer/claims/`), which faithfu
 
 from __future__ import annotations
 
-from ...scorer.claims import ClaimStore, ClaimVerdict, dedupe_claims
+from ...scorer.claims import ClaimCacheLike, ClaimVerdict, dedupe_claims
 from ...scorer.construction import ClaimChoices, scorer_factory
 from .result import RecallResult
 from .scorer import ID, ContextRecallOptions, ContextRecallScorer
@@ -32,7 +32,7 @@ create_context_recall_scorer = scorer_factory(
 
 __all__ = [
     "ID",
-    "ClaimStore",
+    "ClaimCacheLike",
     "ClaimVerdict",
     "ContextRecallOptions",
     "ContextRecallScorer",

@@ -9,7 +9,7 @@ reason (`score.py`).
 
 from __future__ import annotations
 
-from ..pipeline import ClaimStore
+from ..pipeline import ClaimCacheLike
 from .extraction import ClaimExtractor
 from .result import ClaimsResult, ClaimVerdict
 from .rules import dedupe_claims
@@ -17,10 +17,10 @@ from .score import claim_score, explain_claims
 from .scorer import ClaimItem, ClaimScorer, ClaimUnit
 
 __all__ = [
+    "ClaimCacheLike",
     "ClaimExtractor",
     "ClaimItem",
     "ClaimScorer",
-    "ClaimStore",
     "ClaimUnit",
     "ClaimVerdict",
     "ClaimsResult",

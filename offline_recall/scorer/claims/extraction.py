@@ -12,7 +12,7 @@ from functools import partial
 from ...engines import Engine, Failed, JsonOutput
 from ...text import split_sentences
 from ..memo import Memo
-from ..pipeline import ClaimStore
+from ..pipeline import ClaimCacheLike
 from ..results import Progress, ScorerSetup
 from ..stages import stage
 from .prompts import PromptSet
@@ -30,7 +30,7 @@ class ClaimExtractor:
         engine: Engine,
         prompts: PromptSet,
         setup: ScorerSetup,
-        claim_cache: ClaimStore | None = None,
+        claim_cache: ClaimCacheLike | None = None,
         *,
         noun: str = "texts",
     ) -> None:
