@@ -12,7 +12,7 @@ from ..errors import DatasetError
 from ..frozen import Frozen
 from ..runs.results import ItemRecord
 from ..scorer.registry import SCORERS
-from ..scorer.results import Judgment
+from ..scorer.results import Verdict
 from .highlight import closest_chunk
 from .stats import Interval, bootstrap_mean, sign_test
 
@@ -33,8 +33,8 @@ class Flip(Frozen):
     """A verdict found in both runs that differs (a claim supported in one run only)."""
 
     claim: str
-    a: Judgment
-    b: Judgment
+    a: Verdict
+    b: Verdict
     chunk_a: str | None = None
     """The chunk of run A's context the verdict is about: the chunk judged (precision), the
     supporting one (a positive claim verdict), else the closest to the claim by shared words."""
@@ -198,7 +198,7 @@ def _key(record: ItemRecord, by: PairBy) -> str:
     return f"id {_id_key(record.id)}" if by == PairBy.ID else f"line {record.line}"
 
 
-def _pointed(record: ItemRecord, judgment: Judgment) -> int | None:
+def _pointed(record: ItemRecord, judgment: Verdict) -> int | None:
     """The chunk a verdict is about in `record`'s context: the chunk judged, the supporting
     chunk, or, for a claim no chunk supports, the closest one by shared words."""
     index, context = judgment.chunk_index, record.context
@@ -209,7 +209,7 @@ def _pointed(record: ItemRecord, judgment: Judgment) -> int | None:
     return index if index is not None and 0 <= index < len(context) else None
 
 
-def _flip(a: ItemRecord, b: ItemRecord, ja: Judgment, jb: Judgment) -> Flip:
+def _flip(a: ItemRecord, b: ItemRecord, ja: Verdict, jb: Verdict) -> Flip:
     ia, ib = _pointed(a, ja), _pointed(b, jb)
     return Flip(
         claim=ja.text,

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .pipeline import Pipeline
     from .prompts import VersionedPrompts, YesNoPrompt
     from .registry import SCORERS, scorer_kind
-    from .results import Judgment, Scorer, ScoreResult, ScorerInput, Status, round_half_up
+    from .results import Scorer, ScoreResult, ScorerInput, Status, Verdict, round_half_up
 
 # Each name of the kit and the module it is imported from.
 _MODULES: dict[str, str] = {
@@ -61,7 +61,8 @@ _MODULES: dict[str, str] = {
     # results
     "Scorer": "offline_recall.scorer.results",
     "ScoreResult": "offline_recall.scorer.results",
-    "Judgment": "offline_recall.scorer.results",
+    "Verdict": "offline_recall.scorer.results",
+    "Judgment": "offline_recall.scorer.results",  # Verdict's former name
     "Status": "offline_recall.scorer.results",
     "round_half_up": "offline_recall.scorer.results",
     # prompts and judgments
@@ -91,7 +92,6 @@ __all__ = [
     "ClaimUnit",
     "ClaimVerdict",
     "ContextOptions",
-    "Judgment",
     "Pair",
     "PairVerdict",
     "Pipeline",
@@ -102,6 +102,7 @@ __all__ = [
     "ScorerInput",
     "ScorerOptions",
     "Status",
+    "Verdict",
     "VersionedPrompts",
     "YesNoPrompt",
     "answer_text",

@@ -57,7 +57,7 @@ MaybeProbability = Annotated[float | None, Field(ge=0.0, le=1.0)]
 """A probability from 0 to 1, or None where there is none (the model was not asked)."""
 
 
-class Judgment(Frozen):
+class Verdict(Frozen):
     """One verdict of a result, as reports and comparisons show it, whatever the scorer."""
 
     key: str = Field(description="Pairs this verdict with the same one in another run")
@@ -68,6 +68,10 @@ class Judgment(Frozen):
     of_chunk: bool = Field(
         default=False, description="The verdict is about the chunk itself (its relevance)"
     )
+
+
+Judgment = Verdict
+"""Verdict's former name, kept for scorers written against it."""
 
 
 class ScoreResult(Frozen):
@@ -94,7 +98,7 @@ class ScoreResult(Frozen):
     def _absent_is_false(cls, value: Any) -> Any:
         return False if value is None else value  # a Parquet column holds null where unset
 
-    def judgments(self) -> list[Judgment]:
+    def judgments(self) -> list[Verdict]:
         """The result's verdicts in a form every report and comparison reads."""
         return []
 

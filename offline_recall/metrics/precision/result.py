@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ...scorer.results import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
+from ...scorer.results import Frozen, MaybeProbability, Probability, ScoreResult, Verdict
 
 
 class ChunkVerdict(Frozen):
@@ -33,9 +33,9 @@ class PrecisionResult(ScoreResult):
         """The positions of the relevant chunks, in retrieved order."""
         return [v.chunk_index for v in self.verdicts if v.relevant]
 
-    def judgments(self) -> list[Judgment]:
+    def judgments(self) -> list[Verdict]:
         return [
-            Judgment(
+            Verdict(
                 key=f"chunk {v.chunk_index}",
                 text=f"chunk {v.chunk_index} (rank {rank})",
                 positive=v.relevant,

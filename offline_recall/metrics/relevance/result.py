@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from ...scorer.results import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
+from ...scorer.results import Frozen, MaybeProbability, Probability, ScoreResult, Verdict
 
 
 class Level(StrEnum):
@@ -60,9 +60,9 @@ class RelevanceResult(ScoreResult):
         default=(), description="Sentences of the response that no chunk holds"
     )
 
-    def judgments(self) -> list[Judgment]:
+    def judgments(self) -> list[Verdict]:
         return [
-            Judgment(
+            Verdict(
                 key=f"chunk {v.chunk_index}",
                 text=f"chunk {v.chunk_index} ({v.level.value}{', used' if v.used else ''})",
                 positive=v.level in (Level.HIGH, Level.MEDIUM),

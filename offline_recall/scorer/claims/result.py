@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..results import Frozen, Judgment, MaybeProbability, Probability, ScoreResult
+from ..results import Frozen, MaybeProbability, Probability, ScoreResult, Verdict
 
 
 class ClaimVerdict(Frozen):
@@ -36,9 +36,9 @@ class ClaimsResult(ScoreResult):
     def claims(self) -> list[str]:
         return [v.claim for v in self.verdicts]
 
-    def judgments(self) -> list[Judgment]:
+    def judgments(self) -> list[Verdict]:
         return [
-            Judgment(
+            Verdict(
                 key=" ".join(v.claim.split()).casefold(),
                 text=v.claim,
                 positive=v.supported,
