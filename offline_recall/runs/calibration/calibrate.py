@@ -16,7 +16,7 @@ from ..resolve import ResolvedRun
 from ..session import Scoring
 from ..spec import RunSpec, ScorerSpec
 from .fit import SIGNAL_SETS, fit_profile
-from .judged import Asked, Judged, Judgments, ask, profile_card
+from .judged import Asked, Judged, JudgedPairs, ask, profile_card
 from .run import started
 
 
@@ -32,7 +32,7 @@ class Calibration(NamedTuple):
     """The profile runs of this model use now, and where it came from."""
     replaced_auroc: float | None
     """That profile's AUROC on these rows (claims by their best chunk)."""
-    judged: Judgments = ()
+    judged: JudgedPairs = ()
     """Each pair judged (a context cut into chunks is one pair a chunk) with its signals."""
 
     def losses(self) -> list[str]:

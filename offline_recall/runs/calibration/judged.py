@@ -17,7 +17,7 @@ from ...text import pack
 from ..spec import ScorerSpec
 from .fit import claim_auroc
 
-Judgments = tuple[tuple[LabelledPair, dict[str, float]], ...]
+JudgedPairs = tuple[tuple[LabelledPair, dict[str, float]], ...]
 """Each pair judged (a context cut into chunks is one pair a chunk) with its signals."""
 
 
@@ -33,7 +33,7 @@ class Judged(Protocol):
 class Asked(NamedTuple):
     """What the model said of the pairs, once for every signal set."""
 
-    judged: Judgments
+    judged: JudgedPairs
     failed: int
     """Pairs the engine could not judge."""
     replaced_auroc: float | None
