@@ -127,7 +127,7 @@ def main() -> None:
     written: set[Path] = set()
     for model, rule in plain_rules():
         card = measured(rule, lexical)
-        shipped = RuleCard.measured(rule, card)
+        shipped = rule.rule_card(card)
         path = card_path(model)
         written.add(path)
         print(f"{path.name}: {card.describe()}")

@@ -1,6 +1,6 @@
 """Weights in int8, one scale per output channel: written once when a model is converted, read
 by vLLM as a compressed-tensors W8A8 checkpoint and by transformers as the same values
-dequantised.
+dequantised (`weights.load_dequantized`).
 
 The linear layers of the decoder are quantized but for the MLP's output projection
 (`down_proj`), which keeps the converted dtype with the embeddings and the output layer: its
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import torch
@@ -100,37 +100,3 @@ def save_quantized(model: Any, folder: Path) -> None:
     config = json.loads(config_file.read_text())
     config["quantization_config"] = QUANTIZATION_CONFIG
     config_file.write_text(json.dumps(config, indent=2, sort_keys=True))
-
-
-def load_dequantized(folder: Path, dtype: torch.dtype) -> Any:
-    """A transformers model from an int8 folder, each quantized weight dequantised to `dtype`
-    (int8 times its channel's scale): the values vLLM multiplies, without its activation
-    quantization."""
-    from safetensors.torch import load_file
-    from transformers import AutoConfig, AutoModelForCausalLM
-    from transformers.initialization import no_init_weights
-
-    from .weights import PINNED_LOADING  # weights.py writes int8 folders with this module
-
-    config: Any = AutoConfig.from_pretrained(folder, **PINNED_LOADING)
-    if hasattr(config, "quantization_config"):
-        del config.quantization_config
-    with no_init_weights():  # every weight is assigned below
-        model: Any = cast(Any, AutoModelForCausalLM).from_config(config, dtype=dtype)
-    stored = load_file(str(folder / "model.safetensors"))
-    state: dict[str, torch.Tensor] = {}
-    for name, tensor in stored.items():
-        if name.endswith(SCALE):
-            continue
-        scale = stored.get(name.removesuffix(".weight") + SCALE)
-        state[name] = (tensor.float() * scale if scale is not None else tensor).to(dtype)
-    missing, unexpected = model.load_state_dict(state, strict=False, assign=True)
-    if unexpected or [m for m in missing if not _tied(model, m)]:
-        raise ValueError(f"int8 folder {folder} does not fit its config: missing {missing[:3]}")
-    model.tie_weights()
-    return model
-
-
-def _tied(model: Any, name: str) -> bool:
-    """Whether `name` is a weight tied to another (the output layer to the embeddings)."""
-    return bool(getattr(model.config, "tie_word_embeddings", False)) and name == "lm_head.weight"

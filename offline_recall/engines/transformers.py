@@ -11,10 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import MissingExtraError
 from .base import Done, Failed, JsonOutput, Prompt
 from .chat import ChatTemplate, PinnedEngine
-from .int8 import load_dequantized
 from .lookup_decoding import Head, greedy_constrained, head_of
 from .manifests import ModelManifest
-from .weights import PINNED_LOADING, model_dir, quiet_loading
+from .weights import PINNED_LOADING, load_dequantized, model_dir, quiet_loading
 
 if TYPE_CHECKING:
     import torch

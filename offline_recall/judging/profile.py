@@ -24,7 +24,7 @@ from ..engines.manifests import Veto, bundled_manifest_dir
 from ..errors import ModelError
 from ..paths import cache_root
 from .behaviour import JudgeCard
-from .cards import shipped_card
+from .cards import RuleCard, shipped_card
 from .korean import has_hangul
 from .signals import LEXICAL_SIGNALS, stated
 
@@ -255,6 +255,17 @@ class JudgeProfile(BaseModel):
                 self.bias,
             )
             == ((0.0,), (1.0,), (1.0,), 0.0)
+        )
+
+    def rule_card(self, card: JudgeCard) -> RuleCard:
+        """`card`, measured on this plain rule, with what identifies the rule: the card a
+        bundled model ships beside its manifest (`cards.py`)."""
+        return RuleCard(
+            scorer=self.scorer,
+            model_fingerprint=self.model_fingerprint,
+            prompt_version=self.prompt_version,
+            profile=self.digest,
+            card=card,
         )
 
     def asks_model(self, claim: str, values: Mapping[str, float]) -> bool:

@@ -15,8 +15,7 @@ from .execute import Say
 from .resolve import ResolvedRun
 from .results import ItemRecord, OutputFormat
 from .run_manifest import RunIdentity, RunManifest
-from .score import session
-from .session import Scoring
+from .session import Scoring, session
 from .store import RunStore
 from .summary import Summary, windows
 

@@ -186,7 +186,7 @@ class RunPlan:
     def run(self) -> ResolvedRun:
         """The run the options make, resolved once (manifests read, a server asked what it
         serves): nothing is loaded."""
-        from .score import resolve
+        from .session import resolve
 
         o = self.options
         return resolve(

@@ -41,7 +41,7 @@ from .claim_cache import ClaimCache
 from .differences import installed_versions
 from .local import score_window
 from .results import ItemRecord
-from .score import session
+from .session import session
 from .shard_folder import ShardFolder
 from .spec import RunSpec
 from .summary import windows

@@ -23,17 +23,14 @@ from ..errors import ConfigurationError
 from ..scorer.registry import RECALL
 from .dataset_scores import DatasetScores
 from .plan import Progress, RunPlan, ScoreOptions
+from .session import resolve as resolve
+from .session import session as session
 
 if TYPE_CHECKING:
     import pandas
 
-    from ..judging.profile import JudgeProfile
-    from ..scorer.pipeline import ClaimCacheLike
     from .claim_cache import ClaimCache
     from .ray_workers import RayOptions
-    from .resolve import ResolvedRun
-    from .session import Scoring
-    from .spec import RunSpec
 
 
 def score(
@@ -127,56 +124,3 @@ def _scorer_ids(scorers: str | Sequence[str]) -> list[str]:
     for sid in ids:
         scorer_kind(sid)  # an unknown id lists the known ones
     return ids
-
-
-def resolve(
-    scorers: Sequence[str] = (RECALL,),
-    *,
-    model: str = DEFAULT_MODEL,
-    backend: str = AUTO,
-    engine_options: Mapping[str, Any] | None = None,
-    scale: float = 1.0,
-    judge_model: str | None = None,
-    judge_backend: str | None = None,
-    prompt_versions: Mapping[str, str] | None = None,
-    profiles: Mapping[str, JudgeProfile] | None = None,
-    extracting: bool = True,
-) -> ResolvedRun:
-    """The run that `score` makes of the same options, resolved once: each model's manifest
-    read, a server asked what it serves, each scorer's prompt version and judge profile chosen.
-    Nothing is loaded: `session` starts it.
-
-    `prompt_versions` and `profiles` (by scorer id) pin a scorer's prompt version or judge
-    profile in place of the model's own; `extracting=False` lets a classifier verifier be the
-    model, for a run that only judges pairs it is given.
-    """
-    from .resolve import resolve_run
-
-    return resolve_run(
-        model,
-        engine=backend,
-        engine_options=engine_options,
-        scorers=scorers,
-        scale=scale,
-        prompt_versions=prompt_versions,
-        profiles=profiles,
-        judge_model=judge_model,
-        judge_engine=judge_backend,
-        extracting=extracting,
-    )
-
-
-def session(run: ResolvedRun | RunSpec, *, claim_cache: ClaimCacheLike | None = None) -> Scoring:
-    """A run's engines started and its scorers built on them, for items scored a batch at a
-    time (`session.scorers[id].run_many(items)`), as `score` scores each window of a dataset.
-    Close it when done.
-
-    `run` is a run `resolve` made, or a spec recorded earlier (a manifest's), resolved again
-    and refused when its model, or what its server serves, is no longer the one it names.
-    Claims are kept in `claim_cache` when one is given.
-    """
-    from .resolve import ResolvedRun, resolve_recorded
-    from .session import Scoring
-
-    resolved = run if isinstance(run, ResolvedRun) else resolve_recorded(run)
-    return Scoring.start(resolved, claim_cache=claim_cache)

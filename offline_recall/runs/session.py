@@ -1,21 +1,26 @@
-"""A scoring session: a resolved run's engines started and its scorers built on them
-(`score.session` starts one)."""
+"""A scoring session: a resolved run's engines started and its scorers built on them, for
+callers that score items rather than a dataset. `resolve` makes the run `score` makes of the
+same options, `session` starts it; the front door (`runs/score.py`) hands both on."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..engines import Engine
+from ..engines import AUTO, Engine
 from ..engines.deferred import DeferredEngine
+from ..engines.manifests import DEFAULT_MODEL
 from ..errors import ConfigurationError
 from ..scorer.construction import build_scorer
-from ..scorer.registry import scorer_kind
+from ..scorer.registry import RECALL, scorer_kind
 from ..scorer.results import Scorer
-from .resolve import ResolvedRun
+from .resolve import ResolvedRun, resolve_recorded, resolve_run
 
 if TYPE_CHECKING:
+    from ..judging.profile import JudgeProfile
     from ..scorer.pipeline import ClaimCacheLike
+    from .spec import RunSpec
 
 
 @dataclass
@@ -104,3 +109,51 @@ def _check_runs(engine: Engine, fingerprint: str) -> None:
         raise ConfigurationError(
             f"the engine runs {engine.identity.fingerprint}, the spec names {fingerprint}"
         )
+
+
+def resolve(
+    scorers: Sequence[str] = (RECALL,),
+    *,
+    model: str = DEFAULT_MODEL,
+    backend: str = AUTO,
+    engine_options: Mapping[str, Any] | None = None,
+    scale: float = 1.0,
+    judge_model: str | None = None,
+    judge_backend: str | None = None,
+    prompt_versions: Mapping[str, str] | None = None,
+    profiles: Mapping[str, JudgeProfile] | None = None,
+    extracting: bool = True,
+) -> ResolvedRun:
+    """The run that `score` makes of the same options, resolved once: each model's manifest
+    read, a server asked what it serves, each scorer's prompt version and judge profile chosen.
+    Nothing is loaded: `session` starts it.
+
+    `prompt_versions` and `profiles` (by scorer id) pin a scorer's prompt version or judge
+    profile in place of the model's own; `extracting=False` lets a classifier verifier be the
+    model, for a run that only judges pairs it is given.
+    """
+    return resolve_run(
+        model,
+        engine=backend,
+        engine_options=engine_options,
+        scorers=scorers,
+        scale=scale,
+        prompt_versions=prompt_versions,
+        profiles=profiles,
+        judge_model=judge_model,
+        judge_engine=judge_backend,
+        extracting=extracting,
+    )
+
+
+def session(run: ResolvedRun | RunSpec, *, claim_cache: ClaimCacheLike | None = None) -> Scoring:
+    """A run's engines started and its scorers built on them, for items scored a batch at a
+    time (`session.scorers[id].run_many(items)`), as `score` scores each window of a dataset.
+    Close it when done.
+
+    `run` is a run `resolve` made, or a spec recorded earlier (a manifest's), resolved again
+    and refused when its model, or what its server serves, is no longer the one it names.
+    Claims are kept in `claim_cache` when one is given.
+    """
+    resolved = run if isinstance(run, ResolvedRun) else resolve_recorded(run)
+    return Scoring.start(resolved, claim_cache=claim_cache)

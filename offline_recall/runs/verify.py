@@ -19,7 +19,7 @@ from .differences import installed_versions
 from .local import RunProgress, score_window
 from .results import ItemRecord, as_json_line, read_results
 from .run_manifest import RunManifest
-from .score import session
+from .session import session
 from .shard_folder import ShardFolder
 from .spec import EngineSpec, RunSpec
 from .store import RunStore, default_store_path, manifest_path, read_manifest

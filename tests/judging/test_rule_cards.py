@@ -16,7 +16,7 @@ from offline_recall.cli import main
 from offline_recall.cli.summary import profile_line
 from offline_recall.judging import cards
 from offline_recall.judging.behaviour import JudgeCard, card_of, cases
-from offline_recall.judging.cards import CARD_SUFFIX, RuleCard, save_card
+from offline_recall.judging.cards import CARD_SUFFIX, save_card
 from offline_recall.judging.disclosure import card_lines
 from offline_recall.judging.profile import (
     RECALL,
@@ -55,7 +55,7 @@ def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _ship(folder: Path, rule: JudgeProfile, card: JudgeCard = CARD, name: str = "tiny") -> None:
-    measured = RuleCard.measured(rule, card)
+    measured = rule.rule_card(card)
     save_card(measured, folder / f"{name}{CARD_SUFFIX}")
 
 

@@ -15,8 +15,7 @@ from ...judging.profile import UnreadableProfile
 from ...paths import cache_root
 from ...scorer.registry import RECALL
 from ..resolve import ResolvedRun
-from ..score import resolve, session
-from ..session import Scoring
+from ..session import Scoring, resolve, session
 from ..spec import RunSpec
 
 
