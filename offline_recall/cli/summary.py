@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 VETO_WORDS = {
     "contradicted_quantity": "a quantity its chunk contradicts",
     "missing_number": "a number its chunk never states",
-    "missing_name": "an English name its chunk never mentions",
 }
 """A rule's vetoes in the words of a run's first lines."""
 

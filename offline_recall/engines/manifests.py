@@ -24,12 +24,11 @@ from .base import EngineIdentity, ScorerDefaults
 DEFAULT_MODEL = "smollm2-135m-instruct"
 
 
-Veto = Literal["contradicted_quantity", "missing_number", "missing_name"]
+Veto = Literal["contradicted_quantity", "missing_number"]
 """What makes a pair unsupported whatever else a judge's rule reads: a quantity of the context
-against the claim's (another number of the same thing), a number of the claim the context
-never states (in digits or in words, English or Korean), or a name of an English claim the
-context never mentions (a Korean claim's proper nouns, as the analyser tags them, include
-common nouns). Each only ever counts against support."""
+against the claim's (another number of the same thing), or a number of the claim the context
+never states (in digits or in words, English or Korean). Each only ever counts against
+support."""
 
 
 class _Frozen(BaseModel):
@@ -177,8 +176,7 @@ class ModelManifest(_Frozen):
         default=(),
         description="With the plain rule, what decides a claim unsupported without asking "
         "the model: contradicted_quantity (a quantity of its chunk against the claim's), "
-        "missing_number (a number of the claim its chunk never states), missing_name (a "
-        "name of an English claim its chunk never mentions); (): none",
+        "missing_number (a number of the claim its chunk never states); (): none",
     )
     family: str | None = Field(default=None, description="The architecture (config model_type)")
     system_turn: Literal["native", "fold"] = Field(

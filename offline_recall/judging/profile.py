@@ -133,8 +133,7 @@ class JudgeProfile(BaseModel):
         exclude_if=lambda vetoes: not vetoes,
         description="Checks that decide a pair unsupported, with probability 0, before the "
         "rule is read (and without asking the model): a claim whose number the context "
-        "contradicts or never states, or an English claim naming someone or something the "
-        "context never mentions, is at most partly supported; (): none",
+        "contradicts or never states is at most partly supported; (): none",
     )
     trained_on: str = ""
     rows: Count = Field(default=0, ge=0)
@@ -272,19 +271,19 @@ class JudgeProfile(BaseModel):
         """Whether the rule needs the model's P(yes) for this pair (its lexical `values`)."""
         return (
             self.uses_model
-            and not self.vetoed(claim, values)
+            and not self.vetoed(values)
             and not (self.stated_p_yes is not None and stated(claim, values))
         )
 
-    def vetoed(self, claim: str, values: Mapping[str, float]) -> bool:
+    def vetoed(self, values: Mapping[str, float]) -> bool:
         """Whether one of the rule's `vetoes` decides the pair (its lexical `values`)."""
-        return any(_VETO_CHECKS[veto](claim, values) for veto in self.vetoes)
+        return any(_VETO_CHECKS[veto](values) for veto in self.vetoes)
 
     def probability_of(self, claim: str, values: Mapping[str, float]) -> float:
         """P(supported) for a pair as a run decides it: 0 where a veto holds, else by the
         claim's rule (`rule_for`), with `stated_p_yes` for the model's P(yes) where the chunk
         states the claim word for word."""
-        if self.vetoed(claim, values):
+        if self.vetoed(values):
             return 0.0
         if self.uses_model and self.stated_p_yes is not None and stated(claim, values):
             values = {**values, MODEL_SIGNAL: self.stated_p_yes}
@@ -302,10 +301,9 @@ class JudgeProfile(BaseModel):
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-_VETO_CHECKS: dict[str, Callable[[str, Mapping[str, float]], bool]] = {
-    "contradicted_quantity": lambda _, values: values["quantity_mismatch"] > 0.0,
-    "missing_number": lambda _, values: values["numbers"] < 1.0,
-    "missing_name": lambda claim, values: not has_hangul(claim) and values["names"] < 1.0,
+_VETO_CHECKS: dict[str, Callable[[Mapping[str, float]], bool]] = {
+    "contradicted_quantity": lambda values: values["quantity_mismatch"] > 0.0,
+    "missing_number": lambda values: values["numbers"] < 1.0,
 }
 
 

@@ -26,7 +26,7 @@ from offline_recall.scorer.results import ScorerSetup
 
 RECALL = "context-recall-scorer"
 PRECISION = "context-precision-scorer"
-VETOES: tuple[Veto, ...] = ("contradicted_quantity", "missing_number", "missing_name")
+VETOES: tuple[Veto, ...] = ("contradicted_quantity", "missing_number")
 CHUNK = "The Eiffel Tower was completed in 1889. It stands in Paris and is 330 metres tall."
 HANGUL = "그램스타 15는 한 번 충전하면 최대 열두 시간 사용할 수 있다."
 
@@ -37,7 +37,7 @@ def _question() -> Question[str]:
 
 
 def _vetoed(context: str, claim: str) -> bool:
-    return threshold_profile(0.5, vetoes=VETOES).vetoed(claim, lexical_signals(context, claim))
+    return threshold_profile(0.5, vetoes=VETOES).vetoed(lexical_signals(context, claim))
 
 
 @pytest.mark.parametrize(
@@ -47,10 +47,9 @@ def _vetoed(context: str, claim: str) -> bool:
         (CHUNK, "It is 300 metres tall."),  # another height
         (CHUNK, "The Eiffel Tower has 1665 steps."),  # a number the chunk never states
         (HANGUL, "그램스타 15는 한 번 충전으로 최대 열 시간 쓸 수 있다."),  # 10 hours, not 12
-        (CHUNK, "The Eiffel Tower was designed by Gustave Eiffel."),  # a name the chunk lacks
     ],
 )
-def test_a_claim_whose_number_or_name_is_contradicted_or_missing_is_vetoed(
+def test_a_claim_whose_number_is_contradicted_or_missing_is_vetoed(
     context: str, claim: str
 ) -> None:
     assert _vetoed(context, claim)
@@ -63,14 +62,9 @@ def test_a_claim_whose_number_or_name_is_contradicted_or_missing_is_vetoed(
         (CHUNK, "It stands in Paris."),  # no number: nothing to veto
         (HANGUL, "그램스타 15의 배터리는 최대 12시간 지속된다."),  # 열두 시간 is 12 hours
         ("The battery lasts up to twelve hours.", "The battery lasts 12 hours."),
-        # The analyser tags 최고봉 ("highest peak") a proper noun: a Korean name is no veto.
-        (
-            "한라산은 제주도 중앙에 솟아 있으며, 높이 1,947미터로 남한에서 가장 높은 산이다.",
-            "제주도 한가운데 있는 한라산이 해발 1,947미터로 남한 최고봉이다.",
-        ),
     ],
 )
-def test_a_claim_whose_numbers_and_names_the_chunk_states_is_not_vetoed(
+def test_a_claim_whose_numbers_the_chunk_states_in_any_form_is_not_vetoed(
     context: str, claim: str
 ) -> None:
     assert not _vetoed(context, claim)
@@ -134,6 +128,6 @@ def test_scores_first_lines_say_what_is_vetoed() -> None:
     spec = ScorerSpec(id=RECALL, setup=setup, profile_origin=ProfileOrigin.THRESHOLD)
     line = profile_line(spec)
     assert (
-        "a claim with a quantity its chunk contradicts or a number its chunk never states or "
-        "an English name its chunk never mentions: unsupported without asking the model" in line
+        "a claim with a quantity its chunk contradicts or a number its chunk never states: "
+        "unsupported without asking the model" in line
     )
