@@ -256,7 +256,22 @@ def test_the_time_limit_is_60_seconds_unless_set(monkeypatch: pytest.MonkeyPatch
             step_seconds()
 
 
+@pytest.fixture
+def terminal_ctrl_c() -> Iterator[None]:
+    """SIGINT as a process started from a terminal has it: Python's own handler, the signal
+    not blocked. A library an earlier test loaded in this process (an engine, a cluster) may
+    leave it ignored or blocked, which a child process inherits too."""
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, handler)
+
+
 @pytest.mark.parametrize("what", ["ctrl-c", "swallow"])
+@pytest.mark.usefixtures("terminal_ctrl_c")
 def test_the_users_ctrl_c_inside_a_step_stops_the_run(
     site: Path, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
@@ -280,6 +295,7 @@ def test_a_keyboard_interrupt_outside_the_main_thread_is_the_codes_own(
     _failed_with(found[0], "aggregate() raised KeyboardInterrupt")
 
 
+@pytest.mark.usefixtures("terminal_ctrl_c")
 def test_the_users_ctrl_c_stops_the_command_while_a_plugin_hangs(
     site: Path, tmp_path: Path
 ) -> None:
