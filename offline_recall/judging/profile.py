@@ -230,16 +230,13 @@ class JudgeProfile(BaseModel):
     def _unset(self) -> dict[str, Any]:
         """Fields left out of the profile's text: no Korean rule and no card are no field (in
         the Korean rule too), so a profile without them reads and hashes as before there could
-        be one."""
+        be one. Empty `vetoes` leave themselves out (the field's `exclude_if`)."""
         unset: dict[str, Any] = {"card": True} if self.card is None else {}
         if self.stated_p_yes is None:
             unset["stated_p_yes"] = True
-        if not self.vetoes:
-            unset["vetoes"] = True
         if self.korean is None:
             return unset | {"korean": True}
-        inner = {"korean": True, "card": True, "stated_p_yes": True, "vetoes": True}
-        return unset | {"korean": inner}
+        return unset | {"korean": {"korean": True, "card": True, "stated_p_yes": True}}
 
     @property
     def is_plain(self) -> bool:
