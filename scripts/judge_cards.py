@@ -31,13 +31,14 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from record_signals import cases_command, cases_file, key, read_cases
+from record_signals import cases_command, cases_file, judge_name, key, read_cases
 
 from offline_recall.engines.manifests import (
     bundled_manifest_dir,
     bundled_manifests,
     load_manifest,
 )
+from offline_recall.engines.onnx_weights import onnx_fingerprint
 from offline_recall.judging.behaviour import JudgeCard, cases
 from offline_recall.judging.cards import CARD_SUFFIX, RuleCard, card_path, save_card
 from offline_recall.judging.profile import (
@@ -59,12 +60,15 @@ Change = tuple[Path, str, Callable[[], object]]
 """A card file to change: its path, what is done to it, and the call that does it."""
 
 
-def measured(profile: JudgeProfile, lexical: list[dict[str, float]]) -> JudgeCard:
+def measured(
+    profile: JudgeProfile, lexical: list[dict[str, float]], judge: str | None = None
+) -> JudgeCard:
     """`profile`'s card: each case decided on its lexical signals and, where the rule asks the
-    model, the model's recorded P(yes); a case with none recorded stops the script."""
+    model, the P(yes) recorded for the judge (by default the model the rule names); a case with
+    none recorded stops the script."""
     values = lexical
     if profile.uses_model:
-        model = profile.model_fingerprint.partition("@")[0]
+        model = judge or profile.model_fingerprint.partition("@")[0]
         path = cases_file(model)
         recorded = read_cases(path) if path.is_file() else {}
         missing = [c for c in cases() if key(c.context, c.claim) not in recorded]
@@ -86,25 +90,33 @@ def measured(profile: JudgeProfile, lexical: list[dict[str, float]]) -> JudgeCar
 
 def plain_rules() -> list[tuple[str, JudgeProfile]]:
     """Each bundled model whose claim verdicts its manifest's plain rule decides, with that
-    rule as a run resolves it."""
+    rule as a run resolves it, under the judge's name: the model's, and for a model that reads
+    (asks its own P(yes)) the model's as the onnx engine converts it too (its own fingerprint,
+    so its own rule and card)."""
     found = []
     # A user's calibrated profile in the cache is no shipped judge: resolve with an empty one.
     with tempfile.TemporaryDirectory() as empty:
         os.environ[CACHE_ENV] = empty
         for path in bundled_manifests():
             manifest = load_manifest(path)
-            setup = resolve_setup(
-                scorer_kind(RECALL),
-                fingerprint=manifest.fingerprint,
-                scorers=manifest.scorers,
-                manifest_prompt_version=manifest.prompt_version,
-                threshold=manifest.threshold,
-                stated_p_yes=manifest.stated_p_yes,
-                vetoes=manifest.vetoes,
-                decoding=manifest.decoding,
-            )
-            if setup.found.origin is ProfileOrigin.THRESHOLD:
-                found.append((manifest.name, setup.setup.judge_profile))
+            judges = {
+                manifest.name: manifest.fingerprint,
+                judge_name(manifest.name, "onnx"): onnx_fingerprint(manifest),
+            }
+            for judge, fingerprint in judges.items():
+                setup = resolve_setup(
+                    scorer_kind(RECALL),
+                    fingerprint=fingerprint,
+                    scorers=manifest.scorers,
+                    manifest_prompt_version=manifest.prompt_version,
+                    threshold=manifest.threshold,
+                    stated_p_yes=manifest.stated_p_yes,
+                    vetoes=manifest.vetoes,
+                    decoding=manifest.decoding,
+                )
+                if setup.found.origin is not ProfileOrigin.THRESHOLD:
+                    break  # a model with a shipped profile (the embedded one) reads no P(yes)
+                found.append((judge, setup.setup.judge_profile))
     return found
 
 
@@ -125,10 +137,10 @@ def main() -> None:
             updated = profile.model_copy(update={"card": card})
             changes.append((path, "card written", partial(save_profile, updated, path)))
     written: set[Path] = set()
-    for model, rule in plain_rules():
-        card = measured(rule, lexical)
+    for judge, rule in plain_rules():
+        card = measured(rule, lexical, judge)
         shipped = rule.rule_card(card)
-        path = card_path(model)
+        path = card_path(judge)
         written.add(path)
         print(f"{path.name}: {card.describe()}")
         before = RuleCard.model_validate_json(path.read_bytes()) if path.is_file() else None

@@ -42,10 +42,21 @@ def key(context: str, claim: str) -> str:
     return hashlib.sha256(f"{context}\0{claim}".encode()).hexdigest()[:20]
 
 
-def cases_file(model: str) -> Path:
-    """Where `model`'s P(yes) on the behaviour cases is kept (`--cases-out`): what the fast
-    tests gate its judge on and `scripts/judge_cards.py` measures its card from."""
-    return FIXTURES / f"{model}.cases.jsonl"
+CONVERTED = {"onnx": ".onnx"}
+"""Engines that run a model's weights converted (a judge of their own, with its own fingerprint),
+by the suffix their recordings and cards carry after the model's name."""
+
+
+def judge_name(model: str, backend: str) -> str:
+    """The name a judge's recordings and card go by: the model's, and for an engine that runs
+    it converted, that engine's suffix (`qwen2.5-coder-1.5b-instruct.onnx`)."""
+    return model + CONVERTED.get(backend, "")
+
+
+def cases_file(judge: str) -> Path:
+    """Where a judge's P(yes) on the behaviour cases is kept (`--cases-out`): what the fast
+    tests gate it on and `scripts/judge_cards.py` measures its card from."""
+    return FIXTURES / f"{judge}.cases.jsonl"
 
 
 def read_cases(path: Path) -> dict[str, float]:
@@ -54,11 +65,14 @@ def read_cases(path: Path) -> dict[str, float]:
     return {row["key"]: row["model"] for row in rows}
 
 
-def cases_command(model: str) -> str:
-    """The command that records `model`'s P(yes) on every behaviour case into `cases_file`."""
+def cases_command(judge: str) -> str:
+    """The command that records a judge's P(yes) on every behaviour case into `cases_file`."""
+    backend = next((b for b, suffix in CONVERTED.items() if judge.endswith(suffix)), None)
+    model = judge.removesuffix(CONVERTED[backend]) if backend else judge
+    option = f" --backend {backend}" if backend else ""
     return (
-        f"python scripts/record_signals.py --model {model} --cases --out {model}.cases-signals"
-        f".jsonl --cases-out tests/fixtures/{model}.cases.jsonl"
+        f"python scripts/record_signals.py --model {model}{option} --cases --out "
+        f"{judge}.cases-signals.jsonl --cases-out tests/fixtures/{judge}.cases.jsonl"
     )
 
 

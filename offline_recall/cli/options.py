@@ -130,7 +130,7 @@ def model_and_engine(command: F) -> F:
                 default=AUTO,
                 show_default=True,
                 help="The engine that runs the model (auto: the model's own where it is "
-                "installed, vLLM for the Qwen judges; transformers otherwise).",
+                "installed, vLLM for the Qwen judges, else onnx; transformers otherwise).",
             ),
             click.option(
                 "-o",

@@ -206,7 +206,7 @@ class ModelManifest(_Frozen):
     engine: Literal["transformers", "vllm"] = Field(
         default="transformers",
         description="The engine a run takes when it names none (`auto`): vllm where vLLM is "
-        "installed, transformers otherwise",
+        "installed, else onnx where onnxruntime is, transformers otherwise",
     )
     convert_dtype: Literal["float32", "bfloat16"] = Field(
         default="float32",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,6 +37,19 @@ class TransformersOptions(BaseModel):
     """CPU threads torch computes with; None: torch's default (one per core)."""
 
 
+class DecodingOptions(Protocol):
+    """What the decoding below reads of an engine's options."""
+
+    @property
+    def device(self) -> str: ...
+    @property
+    def reuse_prefix(self) -> bool: ...
+    @property
+    def guess_tokens(self) -> int: ...
+    @property
+    def threads(self) -> int | None: ...
+
+
 class TransformersEngine(PinnedEngine):
     """Runs a pinned model with transformers on CPU (or a GPU, `device="cuda"`)."""
 
@@ -46,22 +59,23 @@ class TransformersEngine(PinnedEngine):
         # one from slowing twofold (benchmarks/speed/threads.py). It only takes before torch starts.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
-            import outlines
+            import outlines  # noqa: F401  (an engine without it fails here, not at its first grammar)
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
             raise MissingExtraError(str(e.name), "pip install offline-recall") from e
 
-        self.options = options or TransformersOptions()
-        if self.options.threads is not None:
-            torch.set_num_threads(self.options.threads)
+        chosen = options or TransformersOptions()
+        self.options: DecodingOptions = chosen
+        if chosen.threads is not None:
+            torch.set_num_threads(chosen.threads)
         folder = model_dir(manifest)
         # Engine objects stay untyped here: their stubs do not describe these call patterns.
         self._tokenizer: Any = cast(
             Any,
             AutoTokenizer.from_pretrained(folder, **PINNED_LOADING),
         )
-        dtype = self.options.dtype
+        dtype = chosen.dtype
         with quiet_loading():
             if manifest.quantize == "int8":
                 model = load_dequantized(folder, getattr(torch, dtype))
@@ -69,10 +83,16 @@ class TransformersEngine(PinnedEngine):
                 model = AutoModelForCausalLM.from_pretrained(
                     folder, **PINNED_LOADING, use_safetensors=True, dtype=getattr(torch, dtype)
                 )
-        self._model: Any = cast(Any, model).to(self.options.device).eval()
-        super().__init__(
-            "transformers", manifest, ChatTemplate(self._tokenizer, manifest), self.options.dtype
-        )
+        model = cast(Any, model).to(chosen.device).eval()
+        self._start("transformers", manifest, model, dtype)
+
+    def _start(self, name: str, manifest: ModelManifest, model: Any, dtype: str) -> None:
+        """What follows a model's load (`model` answers as a transformers causal LM does): the
+        chat template, Outlines' view of the model for its grammars, and the end tokens."""
+        import outlines
+
+        self._model: Any = model
+        super().__init__(name, manifest, ChatTemplate(self._tokenizer, manifest), dtype)
         self._outlines_model = outlines.from_transformers(self._model, self._tokenizer)
         self._grammars: dict[type[BaseModel], Any] = {}
         eos = self._model.generation_config.eos_token_id

@@ -1,5 +1,5 @@
 """A run that names no engine takes the model's own: vLLM for the Qwen judges where vLLM is
-installed, transformers otherwise and for every other model."""
+installed, else onnx where it is, transformers otherwise and for every other model."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ from offline_recall.engines.manifests import DEFAULT_MODEL, load_manifest
 QWEN = "qwen2.5-coder-1.5b-instruct"
 
 
-def _vllm_installed(monkeypatch: pytest.MonkeyPatch, installed: bool) -> None:
+def _vllm_installed(monkeypatch: pytest.MonkeyPatch, installed: bool, onnx: bool = False) -> None:
     real = importlib.util.find_spec
 
     def find_spec(name: str, *args: Any) -> Any:
         if name == "vllm":
             return real("json") if installed else None
+        if name in ("onnxruntime", "onnxruntime_genai"):
+            return real("json") if onnx else None
         return real(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
@@ -29,7 +31,7 @@ def _vllm_installed(monkeypatch: pytest.MonkeyPatch, installed: bool) -> None:
 def test_the_embedded_model_runs_on_transformers(
     monkeypatch: pytest.MonkeyPatch, installed: bool
 ) -> None:
-    _vllm_installed(monkeypatch, installed)
+    _vllm_installed(monkeypatch, installed, onnx=True)
     assert chosen_engine(AUTO, load_manifest(DEFAULT_MODEL)) == "transformers"
 
 
@@ -37,8 +39,10 @@ def test_the_embedded_model_runs_on_transformers(
 def test_the_qwen_judges_run_on_vllm_where_it_is_installed(
     monkeypatch: pytest.MonkeyPatch, model: str
 ) -> None:
-    _vllm_installed(monkeypatch, True)
+    _vllm_installed(monkeypatch, True, onnx=True)
     assert chosen_engine(AUTO, load_manifest(model)) == "vllm"
+    _vllm_installed(monkeypatch, False, onnx=True)
+    assert chosen_engine(AUTO, load_manifest(model)) == "onnx"
     _vllm_installed(monkeypatch, False)
     assert chosen_engine(AUTO, load_manifest(model)) == "transformers"
 

@@ -41,10 +41,10 @@ CARDS_COMMAND = "python scripts/judge_cards.py"
 """Measures every shipped judge's card again and writes it in."""
 
 
-def _recorded(profile: JudgeProfile) -> dict[str, float]:
-    """The model's recorded P(yes) on every behaviour case; a case without one fails, naming
-    the command that records them."""
-    model = profile.model_fingerprint.partition("@")[0]
+def _recorded(profile: JudgeProfile, judge: str | None = None) -> dict[str, float]:
+    """The judge's recorded P(yes) on every behaviour case (by default the model the profile
+    names); a case without one fails, naming the command that records them."""
+    model = judge or profile.model_fingerprint.partition("@")[0]
     recorded = recorded_p_yes(model)
     missing = [c for c in cases() if case_key(c.context, c.claim) not in recorded]
     assert not missing, (
@@ -55,10 +55,10 @@ def _recorded(profile: JudgeProfile) -> dict[str, float]:
     return recorded
 
 
-def _decisions(profile: JudgeProfile) -> list[bool]:
+def _decisions(profile: JudgeProfile, judge: str | None = None) -> list[bool]:
     """Each case decided as a run decides it: the judge on an engine that answers with the
     model's recorded P(yes)."""
-    recorded = _recorded(profile) if profile.uses_model else {}
+    recorded = _recorded(profile, judge) if profile.uses_model else {}
     scorer = create_context_recall_scorer(FakeEngine(), ContextRecallOptions(context=["x"]))
     question = scorer.judge.question  # type: ignore[attr-defined]
     pairs = [(case.context, case.claim) for case in cases()]
@@ -142,36 +142,46 @@ def test_a_fit_never_inverts_a_signal_whatever_the_labels_reward() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model", "column"),
-    [("qwen2.5-coder-1.5b-instruct", 2), ("qwen2.5-coder-0.5b-instruct", 4)],
+    ("model", "backend", "column"),
+    [
+        ("qwen2.5-coder-1.5b-instruct", "vllm", 2),
+        ("qwen2.5-coder-0.5b-instruct", "vllm", 4),
+        ("qwen2.5-coder-1.5b-instruct", "onnx", None),
+        ("qwen2.5-coder-0.5b-instruct", "onnx", None),
+    ],
 )
 def test_a_qwen_judges_own_p_yes_rejects_every_unrelated_context_and_its_card_is_true(
-    model: str, column: int
+    model: str, backend: str, column: int | None
 ) -> None:
     # The Qwen models ship no profile: their runs decide by P(yes) >= the manifest's threshold.
     # Each one's card on the recorded P(yes) is the one shipped for that rule (which a run
-    # shows beside the judge's name) and the one the judging page quotes.
+    # shows beside the judge's name) and the one the judging page quotes. On the onnx engine
+    # the converted weights are a judge of their own, with a fingerprint, recording and card.
     from offline_recall.engines.manifests import load_manifest
+    from offline_recall.engines.onnx_weights import onnx_fingerprint
 
     manifest = load_manifest(model)
     version = manifest.scorers[RECALL].prompt_version or ""
     found = find_profile(
         RECALL,
-        manifest.fingerprint,
+        onnx_fingerprint(manifest) if backend == "onnx" else manifest.fingerprint,
         version,
         manifest.threshold,
         manifest.stated_p_yes,
         manifest.vetoes,
     )
     assert found.origin is ProfileOrigin.THRESHOLD
-    card = card_of(_decisions(found.profile))
+    judge = RECORDER.judge_name(model, backend)
+    card = card_of(_decisions(found.profile, judge))
     shipped = found.profile.card
     assert shipped == card, (
         f"{model}'s rule [{found.profile.digest}] carries "
-        f"{'no card' if shipped is None else shipped.describe()} (models/{model}.card.json), its "
+        f"{'no card' if shipped is None else shipped.describe()} (models/{judge}.card.json), its "
         f"recorded P(yes) on the cases gives {card.describe()}: run {CARDS_COMMAND}"
     )
     assert card.failures(reads=False) == []
+    if column is None:
+        return
     page = (Path(__file__).parents[2] / "docs" / "judging.md").read_text("utf-8")
     for kind in card.kinds:
         row = f"| behaviour: {'restatement' if kind.kind == 'supported' else kind.kind} |"
