@@ -104,13 +104,31 @@ def _intact(folder: Path) -> bool:
 
 
 def _convert(source: Path, dequantize: bool, work: Path) -> None:
-    """Run the conversion in a child process; its output goes to a log kept on failure."""
+    """Two processes, one after the other, so that the memory of one is free for the next: the
+    layers beside the decoder and a plain copy of the model (`_write`), then the builder over
+    the copy. What they print goes to a log, kept on failure."""
     log = work / "conversion.log"
-    command = [sys.executable, "-m", __name__, str(source), str(work)]
-    if dequantize:
-        command.append("--dequantize")
+    scratch = work / "scratch"
+    prepare = [sys.executable, "-m", __name__, str(source), str(work), str(scratch / "plain")]
+    built = ("precision", "embeddings", "output_layer")
+    build = [
+        *(sys.executable, "-m", "onnxruntime_genai.models.builder"),
+        *("-i", str(scratch / "plain"), "-o", str(scratch / "decoder")),
+        *("-p", RECIPE["precision"], "-e", "cpu", "-c", str(scratch / "cache")),
+        "--extra_options",
+        *(f"{k}={v}" for k, v in RECIPE.items() if k not in built),
+    ]
+    scratch.mkdir()
+    # The builder runs outside any git checkout: it writes the commit of its working folder
+    # into the model, which would make the same conversion differ from folder to folder.
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1"}
     with log.open("w") as out:
-        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+        for command in ([*prepare, "--dequantize"] if dequantize else prepare, build):
+            done = subprocess.run(
+                command, stdout=out, stderr=subprocess.STDOUT, cwd=scratch, env=environment
+            )
+            if done.returncode != 0:
+                break
     if done.returncode != 0:
         kept = Path(tempfile.mkdtemp(prefix="offline-recall-onnx-")) / log.name
         shutil.copy(log, kept)
@@ -118,46 +136,34 @@ def _convert(source: Path, dequantize: bool, work: Path) -> None:
         raise ModelError(
             f"converting {source.name} to ONNX failed: {lines[-1][:300]} (log: {kept})"
         )
+    for name in (DECODER, f"{DECODER}.data", GENAI_CONFIG):
+        (scratch / "decoder" / name).rename(work / name)
+    shutil.rmtree(scratch)
     log.unlink()
 
 
-def _write(source: Path, dequantize: bool, work: Path) -> None:
-    """In the child process: a plain safetensors copy where the source is int8, the output
-    layer saved in bfloat16, then the builder over the copy."""
+def _write(source: Path, dequantize: bool, work: Path, plain: Path) -> None:
+    """In a child process: the embeddings and the output layer written beside the decoder, the
+    tokenizer and generation settings, and a plain safetensors copy of the model in bfloat16
+    (the int8 values dequantised where the source is int8) for the builder."""
     import torch
     from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from .weights import PINNED_LOADING, load_dequantized
 
-    with tempfile.TemporaryDirectory(dir=work) as scratch:
-        plain = Path(scratch) / "plain"
-        model: Any = (
-            load_dequantized(source, torch.bfloat16)
-            if dequantize
-            else AutoModelForCausalLM.from_pretrained(
-                source, **PINNED_LOADING, dtype=torch.bfloat16
-            )
-        )
-        save_file({EMBEDDINGS_KEY: _embeddings(model)}, str(work / EMBEDDINGS))
-        _write_output_layer(model.get_output_embeddings().weight.detach(), work / OUTPUT_LAYER)
-        model.save_pretrained(plain, safe_serialization=True)
-        model.generation_config.save_pretrained(work)
-        tokenizer = AutoTokenizer.from_pretrained(source, **PINNED_LOADING)
-        tokenizer.save_pretrained(plain)
-        tokenizer.save_pretrained(work)
-        del model
-        built = ("precision", "embeddings", "output_layer")
-        options = [f"{k}={v}" for k, v in RECIPE.items() if k not in built]
-        command = [
-            *(sys.executable, "-m", "onnxruntime_genai.models.builder"),
-            *("-i", str(plain), "-o", str(work / "decoder"), "-p", RECIPE["precision"]),
-            *("-e", "cpu", "-c", str(Path(scratch) / "cache"), "--extra_options", *options),
-        ]
-        subprocess.run(command, check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    for name in (DECODER, f"{DECODER}.data", GENAI_CONFIG):
-        (work / "decoder" / name).rename(work / name)
-    shutil.rmtree(work / "decoder")
+    model: Any = (
+        load_dequantized(source, torch.bfloat16)
+        if dequantize
+        else AutoModelForCausalLM.from_pretrained(source, **PINNED_LOADING, dtype=torch.bfloat16)
+    )
+    save_file({EMBEDDINGS_KEY: _embeddings(model)}, str(work / EMBEDDINGS))
+    _write_output_layer(model.get_output_embeddings().weight.detach(), work / OUTPUT_LAYER)
+    model.save_pretrained(plain, safe_serialization=True)
+    model.generation_config.save_pretrained(work)
+    tokenizer = AutoTokenizer.from_pretrained(source, **PINNED_LOADING)
+    tokenizer.save_pretrained(plain)
+    tokenizer.save_pretrained(work)
 
 
 def _embeddings(model: Any) -> Any:
@@ -197,4 +203,4 @@ def _write_output_layer(weight: Any, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    _write(Path(sys.argv[1]), "--dequantize" in sys.argv[3:], Path(sys.argv[2]))
+    _write(Path(sys.argv[1]), "--dequantize" in sys.argv[4:], Path(sys.argv[2]), Path(sys.argv[3]))

@@ -121,3 +121,16 @@ def test_a_run_on_the_onnx_engine_repeats_byte_for_byte(tmp_path: Path, model_ca
     for result in results:
         assert 0 <= result["score"] <= 1 and result["verdicts"]
         assert result["model_fingerprint"] == onnx_fingerprint(load_manifest())
+
+
+@pytest.mark.model
+def test_the_conversion_repeats_byte_for_byte(
+    onnx_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Converted again into another cache, from another working folder (outside this git
+    checkout), every file of the converted model is the same, by its sha256."""
+    first = json.loads((onnx_dir(load_manifest()) / "offline-recall.json").read_text())
+    monkeypatch.setenv("OFFLINE_RECALL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    again = json.loads((onnx_dir(load_manifest()) / "offline-recall.json").read_text())
+    assert again["files"] == first["files"]
