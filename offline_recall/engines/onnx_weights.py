@@ -34,7 +34,14 @@ from typing import Any
 from ..errors import ModelError
 from ..paths import cache_root
 from .manifests import ModelManifest
-from .wheel_parts import sha256_file
+from .weights import (
+    PINNED_LOADING,
+    cache_is_intact,
+    converted_once,
+    load_dequantized,
+    model_dir,
+    verified_source,
+)
 
 RECIPE: dict[str, str] = {
     "precision": "int8",
@@ -55,7 +62,6 @@ EMBEDDINGS = "embeddings.safetensors"
 EMBEDDINGS_KEY = "embeddings"
 GENAI_CONFIG = "genai_config.json"
 """The builder's description of the decoder (layers, heads, head size)."""
-_MARKER = "offline-recall.json"
 
 
 def onnx_fingerprint(manifest: ModelManifest) -> str:
@@ -69,38 +75,13 @@ def onnx_dir(manifest: ModelManifest) -> Path:
     """The ONNX folder of `manifest`'s model, converted once into the cache and checked by its
     hashes on every load."""
     target = cache_root() / "models" / onnx_fingerprint(manifest).replace("@", "-onnx-")
-    from .weights import clear_interrupted, model_dir, verified_source
-
     verified_source(manifest)
-    if _intact(target):
-        return target
-
-    source = model_dir(manifest)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clear_interrupted(target.parent)
-    work = Path(tempfile.mkdtemp(prefix=f".converting-{os.getpid()}-", dir=target.parent))
-    try:
-        _convert(source, manifest.quantize is not None, work)
-        files = {p.name: sha256_file(p) for p in sorted(work.iterdir()) if p.is_file()}
-        marker = {"fingerprint": onnx_fingerprint(manifest), "source": str(source), "files": files}
-        (work / _MARKER).write_text(json.dumps(marker, indent=2))
-        if target.exists():
-            shutil.rmtree(target)
-        work.rename(target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    if not cache_is_intact(target):
+        source = model_dir(manifest)
+        dequantize = manifest.quantize is not None
+        fingerprint = onnx_fingerprint(manifest)
+        converted_once(target, fingerprint, str(source), lambda w: _convert(source, dequantize, w))
     return target
-
-
-def _intact(folder: Path) -> bool:
-    marker = folder / _MARKER
-    if not marker.is_file():
-        return False
-    hashes: dict[str, str] = json.loads(marker.read_text())["files"]
-    return all(
-        (folder / name).is_file() and sha256_file(folder / name) == digest
-        for name, digest in hashes.items()
-    )
 
 
 def _convert(source: Path, dequantize: bool, work: Path) -> None:
@@ -149,8 +130,6 @@ def _write(source: Path, dequantize: bool, work: Path, plain: Path) -> None:
     import torch
     from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from .weights import PINNED_LOADING, load_dequantized
 
     model: Any = (
         load_dequantized(source, torch.bfloat16)

@@ -128,7 +128,8 @@ def cached_dir(manifest: ModelManifest) -> Path:
     return cache_root() / "models" / manifest.fingerprint.replace("@", "-")
 
 
-def _cache_is_intact(folder: Path) -> bool:
+def cache_is_intact(folder: Path) -> bool:
+    """Whether a converted folder holds every file its marker names, by sha256."""
     marker = folder / _MARKER
     if not marker.is_file():
         return False
@@ -160,10 +161,8 @@ def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
     gguf = manifest.files[0].path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clear_interrupted(target.parent)
-    work = Path(tempfile.mkdtemp(prefix=f"{_CONVERTING}{os.getpid()}-", dir=target.parent))
-    try:
+
+    def write(work: Path) -> None:
         with quiet_loading():
             tokenizer = AutoTokenizer.from_pretrained(source, gguf_file=gguf)
             model = AutoModelForCausalLM.from_pretrained(
@@ -177,8 +176,23 @@ def _convert_gguf(manifest: ModelManifest, source: Path, target: Path) -> None:
             else:
                 model.save_pretrained(work, safe_serialization=True)
             tokenizer.save_pretrained(work)
+
+    converted_once(target, manifest.fingerprint, gguf, write)
+
+
+def converted_once(
+    target: Path, fingerprint: str, source: str, write: Callable[[Path], None]
+) -> None:
+    """`write` a converted model into a work folder beside `target`, then put it in place whole
+    with a marker naming `fingerprint`, `source` and each file's sha256 (`cache_is_intact`
+    checks them). A work folder that an interrupted conversion left is removed first."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clear_interrupted(target.parent)
+    work = Path(tempfile.mkdtemp(prefix=f"{_CONVERTING}{os.getpid()}-", dir=target.parent))
+    try:
+        write(work)
         files = {p.name: sha256_file(p) for p in sorted(work.iterdir()) if p.is_file()}
-        marker = {"fingerprint": manifest.fingerprint, "source": gguf, "files": files}
+        marker = {"fingerprint": fingerprint, "source": source, "files": files}
         (work / _MARKER).write_text(json.dumps(marker, indent=2))
         if target.exists():
             shutil.rmtree(target)
@@ -216,7 +230,7 @@ def model_dir(manifest: ModelManifest) -> Path:
     if manifest.format == "safetensors":
         return source
     target = cached_dir(manifest)
-    if not _cache_is_intact(target):
+    if not cache_is_intact(target):
         gguf = source / manifest.files[0].path
         refuse_not_gguf(gguf, manifest.name, "nothing was converted")
         try:

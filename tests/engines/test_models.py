@@ -12,7 +12,7 @@ from offline_recall import ModelError, load_manifest
 from offline_recall.engines.manifests import bundled_manifests
 from offline_recall.engines.weights import (
     WeightsState,
-    _cache_is_intact,
+    cache_is_intact,
     sha256_file,
     source_dir,
     verified_source,
@@ -99,9 +99,9 @@ def test_a_changed_cache_file_is_detected(tmp_path: Path) -> None:
     (tmp_path / "model.safetensors").write_bytes(b"weights")
     marker = {"files": {"model.safetensors": sha256_file(tmp_path / "model.safetensors")}}
     (tmp_path / "offline-recall.json").write_text(json.dumps(marker))
-    assert _cache_is_intact(tmp_path)
+    assert cache_is_intact(tmp_path)
     (tmp_path / "model.safetensors").write_bytes(b"tampered")
-    assert not _cache_is_intact(tmp_path)
+    assert not cache_is_intact(tmp_path)
 
 
 def test_a_package_source_without_a_module_is_a_clear_error(tmp_path: Path) -> None:
