@@ -1,11 +1,12 @@
 """A pinned model's weights as an ONNX decoder in 8-bit blocks, for the onnx engine.
 
 The decoder's layers and last norm are written once by onnxruntime-genai's model builder: each
-linear weight in int8 with one scale per block of 32 input values (`MatMulNBits`, computed by
-onnxruntime's CPU kernels with the activations in int8, one scale per block of 32 of a token's
-values). In 4 bits a block the embedded model's last hidden states point elsewhere than its own
-(cosine 0.85 to 0.96 a token, the next token differing on 5 of 10); in 8 bits they agree (0.997
-to 1.0, the same next token on 9 of 10).
+linear weight in int8 with one scale per block of 128 input values (`MatMulNBits`, computed by
+onnxruntime's CPU kernels with the activations in int8, one scale per block of a token's
+values). In 4 bits (blocks of 32) the embedded model's last hidden states point elsewhere than
+its own (cosine 0.85 to 0.96 a token, the next token differing on 5 of 10); in 8 bits they agree
+(0.997 to 1.0). Blocks of 128 rather than 32 take 0.35 GiB less for the 1.5B judge and still
+decide 99.4% of its dev pairs as its bfloat16 weights do (benchmarks/speed/RESULTS.md).
 
 The embeddings and the output layer are left out of the decoder. The embeddings are kept in
 bfloat16 (`embeddings.safetensors`) and read from the file as they are used: a prompt reads
@@ -14,7 +15,7 @@ weight quantized as the decoder's are, so the engine computes logits only for th
 reads, never a vocabulary's worth for every prompt token.
 
 The conversion starts from the folder the other engines load (the GGUF dequantised once, and
-for an int8 manifest those int8 values) and runs in a child process, so a scoring process never
+for an int8 manifest those int8 values) and runs in child processes, so a scoring process never
 holds the full-precision weights. Its recipe is part of the onnx engine's fingerprint
 (`onnx_fingerprint`), so a run's identity names the weights that judged it.
 """
@@ -74,12 +75,13 @@ def onnx_fingerprint(manifest: ModelManifest) -> str:
 def onnx_dir(manifest: ModelManifest) -> Path:
     """The ONNX folder of `manifest`'s model, converted once into the cache and checked by its
     hashes on every load."""
-    target = cache_root() / "models" / onnx_fingerprint(manifest).replace("@", "-onnx-")
-    verified_source(manifest)
-    if not cache_is_intact(target):
-        source = model_dir(manifest)
+    fingerprint = onnx_fingerprint(manifest)
+    target = cache_root() / "models" / fingerprint.replace("@", "-onnx-")
+    if cache_is_intact(target):
+        verified_source(manifest)
+    else:
+        source = model_dir(manifest)  # verified too, and converted for the other engines once
         dequantize = manifest.quantize is not None
-        fingerprint = onnx_fingerprint(manifest)
         converted_once(target, fingerprint, str(source), lambda w: _convert(source, dequantize, w))
     return target
 
